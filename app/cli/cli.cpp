@@ -1,0 +1,52 @@
+#include "cli.h"
+
+#include <ostream>
+
+namespace archipelago::cli {
+
+std::string usage()
+{
+    return "Usage: archipelago-cli COMMAND [ARGS]\n"
+           "\n"
+           "Design-space explorer for training large language models across datacenters.\n"
+           "\n"
+           "Commands:\n"
+           "  check SCENARIO.json...              validate files: exit 0, or exit 1 and one\n"
+           "                                      line per problem\n"
+           "  evaluate SCENARIO.json [--json]     the Evaluation, as a table or as JSON\n"
+           "  validate RUNS.json [--json]         predicted vs measured for published runs\n"
+           "\n"
+           "Options:\n"
+           "  -h, --help                          show this help and exit\n"
+           "  --version                           show the version and exit\n"
+           "\n"
+           "Exit codes: 0 success, 1 invalid input, 2 usage error.\n";
+}
+
+int run(const std::vector<std::string>& args, std::ostream& out, std::ostream& err)
+{
+    if (args.empty()) {
+        err << usage();
+        return kExitUsage;
+    }
+    const std::string& command = args.front();
+    const std::vector<std::string> rest(args.begin() + 1, args.end());
+    if (command == "-h" || command == "--help" || command == "help") {
+        out << usage();
+        return kExitOk;
+    }
+    if (command == "--version") {
+        out << "archipelago-cli " << ARCHIPELAGO_VERSION << '\n';
+        return kExitOk;
+    }
+    if (command == "check")
+        return runCheck(rest, out, err);
+    if (command == "evaluate")
+        return runEvaluate(rest, out, err);
+    if (command == "validate")
+        return runValidate(rest, out, err);
+    err << "archipelago-cli: unknown command '" << command << "'\n\n" << usage();
+    return kExitUsage;
+}
+
+} // namespace archipelago::cli

@@ -1,0 +1,26 @@
+// archipelago-cli: every headless capability as a command (ARCHITECTURE.md section 6).
+// Qt-free; main_cli.cpp only forwards argv here. Exit codes: 0 success, 1 invalid input,
+// 2 usage error.
+#pragma once
+
+#include <iosfwd>
+#include <string>
+#include <vector>
+
+namespace archipelago::cli {
+
+inline constexpr int kExitOk = 0;
+inline constexpr int kExitInvalidInput = 1;
+inline constexpr int kExitUsage = 2;
+
+// args excludes the program name.
+int run(const std::vector<std::string>& args, std::ostream& out, std::ostream& err);
+
+// One function per command (args exclude the command name).
+int runCheck(const std::vector<std::string>& args, std::ostream& out, std::ostream& err);
+int runEvaluate(const std::vector<std::string>& args, std::ostream& out, std::ostream& err);
+int runValidate(const std::vector<std::string>& args, std::ostream& out, std::ostream& err);
+
+std::string usage();
+
+} // namespace archipelago::cli

@@ -1,0 +1,123 @@
+// Hardware catalog: accelerators, NICs, switches, optics and DCI line systems.
+// The catalog is data (resources/catalog.json, compiled in); a scenario may override or
+// extend any entry by name. Every figure carries a `source`; prices are editable assumptions.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace archipelago::core {
+
+// Calibrated once per accelerator generation on the tuning set (never per run).
+// Used by the compute-time model: see core/computemodel.h for the formulas.
+struct EfficiencyParams
+{
+    double gemmPeakEfficiency = 0.8;     // achievable fraction of peak for large GEMMs
+    double gemmHalfDim = 512.0;          // GEMM inner/outer size at which efficiency halves
+    double memoryBoundEfficiency = 0.7;  // achieved fraction of HBM bandwidth for element-wise
+    double commInterference = 0.05;      // compute slowdown while overlapped comm runs
+    double kernelOverheadS = 5e-6;       // fixed launch/sync overhead per kernel
+
+    bool operator==(const EfficiencyParams&) const = default;
+};
+
+struct AcceleratorSpec
+{
+    std::string name;
+    std::string generation;          // e.g. "ampere", "hopper", "blackwell", "cdna3"
+    double peakTflopsBf16 = 0.0;     // dense, no sparsity
+    double peakTflopsFp8 = 0.0;      // dense; 0 when unsupported
+    double hbmGib = 0.0;
+    double hbmGBps = 0.0;            // GB/s (10^9 bytes per second)
+    double scaleUpGBpsPerDirection = 0.0; // NVLink / Infinity Fabric per GPU, each way
+    int scaleUpDomainGpus = 8;       // native scale-up domain (8 for HGX, 72 for NVL72)
+    double nicGbps = 0.0;            // default NIC per GPU, Gb/s
+    double watts = 0.0;
+    double priceUsd = 0.0;           // editable assumption
+    EfficiencyParams efficiency;
+    std::string source;
+
+    bool operator==(const AcceleratorSpec&) const = default;
+};
+
+struct NicSpec
+{
+    std::string name;
+    double gbps = 0.0;
+    double watts = 0.0;
+    double priceUsd = 0.0;
+    std::string source;
+
+    bool operator==(const NicSpec&) const = default;
+};
+
+struct SwitchSpec
+{
+    std::string name;
+    int radix = 0;             // ports
+    double portGbps = 0.0;     // per port
+    double watts = 0.0;
+    double priceUsd = 0.0;
+    std::string source;
+
+    bool operator==(const SwitchSpec&) const = default;
+};
+
+enum class OpticReach { Dac, Aoc, Sr, Dr, Fr, Lr, Zr, ZrPlus };
+
+struct OpticSpec
+{
+    std::string name;
+    OpticReach reach = OpticReach::Dr;
+    double gbps = 0.0;
+    double maxReachM = 0.0;    // metres
+    double watts = 0.0;        // per end (transceiver) or per cable for DAC/AOC
+    double priceUsd = 0.0;
+    bool coherent = false;     // ZR/ZR+ DCI optics
+    std::string source;
+
+    bool operator==(const OpticSpec&) const = default;
+};
+
+// A DCI line system: terminals (mux/demux, ROADM) and in-line amplifiers.
+struct LineSystemSpec
+{
+    std::string name;
+    double amplifierSpacingKm = 80.0;
+    double amplifierPriceUsd = 0.0;
+    double amplifierWatts = 0.0;
+    double terminalPriceUsd = 0.0;   // per end, per fibre pair
+    double terminalWatts = 0.0;
+    int maxWavelengths = 64;
+    double maxReachKm = 0.0;
+    std::string source;
+
+    bool operator==(const LineSystemSpec&) const = default;
+};
+
+struct Catalog
+{
+    std::vector<AcceleratorSpec> accelerators;
+    std::vector<NicSpec> nics;
+    std::vector<SwitchSpec> switches;
+    std::vector<OpticSpec> optics;
+    std::vector<LineSystemSpec> lineSystems;
+
+    const AcceleratorSpec* accelerator(const std::string& name) const;
+    const NicSpec* nic(const std::string& name) const;
+    const SwitchSpec* switchSpec(const std::string& name) const;
+    const OpticSpec* optic(const std::string& name) const;
+    const LineSystemSpec* lineSystem(const std::string& name) const;
+
+    // Entries of `overrides` replace entries of the same name, the rest are appended.
+    Catalog mergedWith(const Catalog& overrides) const;
+    bool empty() const;
+
+    bool operator==(const Catalog&) const = default;
+};
+
+const char* toString(OpticReach reach);
+std::optional<OpticReach> opticReachFromString(const std::string& s);
+
+} // namespace archipelago::core

@@ -1,0 +1,63 @@
+// Scenario JSON format (ARCHITECTURE.md section 2; format described in docs/scenario-format.md).
+// Loading never throws and never crashes: it returns a scenario or a list of diagnostics, each
+// naming the file, the JSON pointer and what was expected.
+#pragma once
+
+#include "catalog.h"
+#include "scenario.h"
+
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace archipelago::core {
+
+inline constexpr const char* kScenarioFormat = "archipelago-scenario";
+inline constexpr int kScenarioVersion = 1;
+
+struct Diagnostic
+{
+    enum class Severity { Error, Warning };
+    Severity severity = Severity::Error;
+    std::string file;
+    std::string pointer;           // JSON pointer, "" for the whole document
+    std::string message;           // what was expected, and what was found
+    // "FILE: /pointer: message" (warnings prefixed "warning: ").
+    std::string toString() const;
+
+    bool operator==(const Diagnostic&) const = default;
+};
+
+struct LoadResult
+{
+    std::optional<Scenario> scenario;   // set when there are no errors
+    std::vector<Diagnostic> errors;
+    std::vector<Diagnostic> warnings;   // unknown keys, semantic warnings
+    bool ok() const { return scenario.has_value() && errors.empty(); }
+};
+
+// Upper bounds that keep any file from exhausting memory or time.
+inline constexpr std::int64_t kMaxGpus = 100'000'000;
+inline constexpr int kMaxObjects = 100'000;   // datacenters, pods, links, shards, ...
+inline constexpr std::size_t kMaxFileBytes = 64u * 1024u * 1024u;
+
+LoadResult parseScenario(std::string_view text, const std::string& fileName);
+LoadResult loadScenarioFile(const std::string& path);
+
+// Exact round trip: parseScenario(serializeScenario(s)) == s.
+std::string serializeScenario(const Scenario& scenario);
+
+// Semantic checks on a parsed scenario against a catalog (degrees multiply to the GPU count,
+// divide layers/heads/batch, TP larger than a scale-up domain warns, links join existing
+// datacenters, the datacenter graph is connected, ...). Pointers name the offending field.
+std::vector<Diagnostic> checkScenario(const Scenario& scenario, const Catalog& catalog,
+                                      const std::string& fileName = {});
+
+// The built-in catalog (resources/catalog.json compiled in).
+const Catalog& builtinCatalog();
+// Parse a catalog document (same schema as resources/catalog.json).
+std::optional<Catalog> parseCatalog(std::string_view text, const std::string& fileName,
+                                    std::vector<Diagnostic>& errors);
+
+} // namespace archipelago::core
