@@ -1,0 +1,57 @@
+#!/usr/bin/env bash
+# One entry point for a fresh Debian 12 machine:
+#   scripts/archipelago.sh run [SCENARIO.json]   install what is missing, build, start the GUI
+#   scripts/archipelago.sh test                  install what is missing, build, run all tests
+# Packages are installed with apt-get only when absent.
+set -euo pipefail
+
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+preset=${ARCHIPELAGO_PRESET:-release}
+build_dir="$here/build/$preset"
+
+# Debian 12 packages the build and the tests need (see README.md).
+packages=(
+  build-essential cmake ninja-build pkg-config
+  qt6-base-dev qt6-svg-dev libgl-dev
+  libqcustomplot-dev
+  libboost-graph-dev nlohmann-json3-dev libtbb-dev
+  libbenchmark-dev
+  fonts-dejavu-core
+)
+
+install_missing() {
+  local missing=()
+  for p in "${packages[@]}"; do
+    dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+  done
+  [ ${#missing[@]} -eq 0 ] && return 0
+  echo "Installing missing packages: ${missing[*]}"
+  local sudo=""
+  [ "$(id -u)" -ne 0 ] && sudo="sudo"
+  $sudo apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}"
+}
+
+build() {
+  cmake --preset "$preset" -S "$here" >/dev/null
+  cmake --build "$build_dir" -j "$(nproc)"
+}
+
+case "${1:-}" in
+  run)
+    shift
+    install_missing
+    build
+    exec "$build_dir/app/archipelago" "$@"
+    ;;
+  test)
+    install_missing
+    build
+    cd "$build_dir"
+    QT_QPA_PLATFORM=offscreen ctest --output-on-failure -j "$(nproc)"
+    ;;
+  *)
+    echo "usage: scripts/archipelago.sh run [SCENARIO.json] | test" >&2
+    exit 2
+    ;;
+esac
