@@ -1,0 +1,155 @@
+// archipelago-cli check: exit codes and output lines (ARCHITECTURE.md section 6).
+#include "cli.h"
+#include "scenariofixtures.h"
+#include "scenarioio.h"
+
+#include <QFile>
+#include <QTemporaryDir>
+#include <QtTest>
+
+#include <sstream>
+
+using namespace archipelago;
+
+namespace {
+
+struct Run
+{
+    int exitCode = -1;
+    QStringList out;
+    QStringList err;
+};
+
+Run check(const std::vector<std::string>& args)
+{
+    std::ostringstream out, err;
+    Run run;
+    run.exitCode = cli::runCheck(args, out, err);
+    run.out = QString::fromStdString(out.str()).split('\n', Qt::SkipEmptyParts);
+    run.err = QString::fromStdString(err.str()).split('\n', Qt::SkipEmptyParts);
+    return run;
+}
+
+} // namespace
+
+class TestCliCheck : public QObject
+{
+    Q_OBJECT
+
+private slots:
+    void initTestCase();
+    void exitCodes_data();
+    void exitCodes();
+    void validFilePrintsOk();
+    void invalidFilePrintsOneLinePerProblem();
+    void warningsGoToStderr();
+    void mixedFiles();
+
+private:
+    std::string write(const QString& name, const QByteArray& contents);
+
+    QTemporaryDir dir_;
+    std::string valid_, invalid_, warns_;
+};
+
+std::string TestCliCheck::write(const QString& name, const QByteArray& contents)
+{
+    QFile file(dir_.filePath(name));
+    if (!file.open(QIODevice::WriteOnly) || file.write(contents) != contents.size())
+        qFatal("cannot write %s", qPrintable(file.fileName()));
+    return file.fileName().toStdString();
+}
+
+void TestCliCheck::initTestCase()
+{
+    QVERIFY(dir_.isValid());
+    core::Scenario s = tests::multiDcScenario();
+    valid_ = write("valid.json", QByteArray::fromStdString(core::serializeScenario(s)));
+
+    // Two independent problems: a ZeRO stage out of range and a dangling link end.
+    core::Scenario bad = s;
+    bad.topology.links[0].b = 9;
+    bad.parallelism.zeroStage = 7;
+    invalid_ = write("invalid.json", QByteArray::fromStdString(core::serializeScenario(bad)));
+
+    core::Scenario odd = s;
+    odd.parallelism.sequenceParallel = false;
+    odd.schedule.kind = core::ScheduleKind::OneFOneB; // virtual stages without interleaving
+    warns_ = write("warns.json", QByteArray::fromStdString(core::serializeScenario(odd)));
+}
+
+void TestCliCheck::exitCodes_data()
+{
+    QTest::addColumn<QStringList>("args");
+    QTest::addColumn<int>("exitCode");
+    QTest::newRow("no files") << QStringList{} << cli::kExitUsage;
+    QTest::newRow("unknown option") << QStringList{"--frobnicate"} << cli::kExitUsage;
+    QTest::newRow("unknown option after a file") << QStringList{"@valid", "-x"} << cli::kExitUsage;
+    QTest::newRow("help") << QStringList{"--help"} << cli::kExitOk;
+    QTest::newRow("valid") << QStringList{"@valid"} << cli::kExitOk;
+    QTest::newRow("valid after --") << QStringList{"--", "@valid"} << cli::kExitOk;
+    QTest::newRow("invalid") << QStringList{"@invalid"} << cli::kExitInvalidInput;
+    QTest::newRow("missing file") << QStringList{"/nonexistent/x.json"} << cli::kExitInvalidInput;
+    QTest::newRow("warnings only") << QStringList{"@warns"} << cli::kExitOk;
+}
+
+void TestCliCheck::exitCodes()
+{
+    QFETCH(QStringList, args);
+    QFETCH(int, exitCode);
+    std::vector<std::string> argv;
+    for (const QString& a : args)
+        argv.push_back(a == "@valid"     ? valid_
+                       : a == "@invalid" ? invalid_
+                       : a == "@warns"   ? warns_
+                                         : a.toStdString());
+    const Run run = check(argv);
+    QCOMPARE(run.exitCode, exitCode);
+    if (exitCode == cli::kExitUsage)
+        QVERIFY(run.err.join('\n').contains("Usage:"));
+}
+
+void TestCliCheck::validFilePrintsOk()
+{
+    const Run run = check({valid_});
+    QCOMPARE(run.exitCode, cli::kExitOk);
+    QCOMPARE(run.out, QStringList{QString::fromStdString(valid_) + ": ok"});
+    QVERIFY2(run.err.isEmpty(), qPrintable(run.err.join('\n')));
+}
+
+void TestCliCheck::invalidFilePrintsOneLinePerProblem()
+{
+    const Run run = check({invalid_});
+    QCOMPARE(run.exitCode, cli::kExitInvalidInput);
+    QVERIFY(run.out.isEmpty());
+    const QString file = QString::fromStdString(invalid_);
+    QCOMPARE(run.err.size(), 2);
+    QVERIFY2(run.err.contains(file + ": /topology/dci_links/0/b: no datacenter with id 9"),
+             qPrintable(run.err.join('\n')));
+    QVERIFY2(run.err.contains(file + ": /parallelism/zero_stage: expected an integer in 0..3, "
+                                     "got 7"),
+             qPrintable(run.err.join('\n')));
+}
+
+void TestCliCheck::warningsGoToStderr()
+{
+    const Run run = check({warns_});
+    QCOMPARE(run.exitCode, cli::kExitOk);
+    QCOMPARE(run.out, QStringList{QString::fromStdString(warns_) + ": ok"});
+    QCOMPARE(run.err.size(), 1);
+    QVERIFY2(run.err[0].startsWith(QString::fromStdString(warns_) +
+                                   ": warning: /parallelism/virtual_stages: "),
+             qPrintable(run.err[0]));
+}
+
+void TestCliCheck::mixedFiles()
+{
+    // Every file is checked even after an invalid one; the exit code reports the worst.
+    const Run run = check({invalid_, valid_, "/nonexistent/x.json"});
+    QCOMPARE(run.exitCode, cli::kExitInvalidInput);
+    QCOMPARE(run.out, QStringList{QString::fromStdString(valid_) + ": ok"});
+    QVERIFY(run.err.filter("/nonexistent/x.json: cannot open").size() == 1);
+}
+
+QTEST_GUILESS_MAIN(TestCliCheck)
+#include "test_clicheck.moc"
