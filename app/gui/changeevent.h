@@ -1,0 +1,34 @@
+// What a document change touched (after mapeditor/tiled src/tiled/changeevents.h): one signal,
+// typed payload. Only cost-affecting changes re-run the model; look-only changes (positions,
+// colours) just repaint.
+#pragma once
+
+#include "scenario.h"
+
+#include <QMetaType>
+
+namespace archipelago::app {
+
+struct ChangeEvent
+{
+    enum class Kind
+    {
+        Structure,   // objects added or removed, or the whole scenario replaced
+        Parallelism, // degrees, micro-batch, memory options
+        Workload,    // the model and the batch
+        Hardware,    // accelerator, fabric, link technology or capacity
+        Placement,   // shards, rank order, layers per stage
+        Schedule,    // pipeline schedule
+        Look         // canvas positions and other presentation: never affects cost
+    };
+
+    Kind kind = Kind::Structure;
+    core::Id objectId = -1; // the datacenter or link touched, when there is one
+
+    bool affectsCost() const { return kind != Kind::Look; }
+    bool operator==(const ChangeEvent&) const = default;
+};
+
+} // namespace archipelago::app
+
+Q_DECLARE_METATYPE(archipelago::app::ChangeEvent)

@@ -1,0 +1,44 @@
+// Adding and removing a datacenter. The remove command owns the removed datacenter and the DCI
+// links that touched it for as long as it is done, and puts them back in place on undo (after
+// qt/qtbase examples/widgets/tools/undoframework/commands.cpp). The placement is left as it is:
+// a shard that still names the removed datacenter is reported by the model's checks.
+#pragma once
+
+#include "document.h"
+
+#include <QUndoCommand>
+
+#include <optional>
+
+namespace archipelago::app {
+
+class AddDatacenter : public QUndoCommand
+{
+public:
+    // The datacenter is appended; an id < 0 gets the next free id.
+    AddDatacenter(Document* document, core::Datacenter datacenter, QUndoCommand* parent = nullptr);
+
+    void undo() override;
+    void redo() override;
+    core::Id datacenterId() const { return m_added.datacenter.id; }
+
+private:
+    Document* m_document;
+    RemovedDatacenter m_added; // what undo takes out again
+};
+
+class RemoveDatacenter : public QUndoCommand
+{
+public:
+    RemoveDatacenter(Document* document, core::Id id, QUndoCommand* parent = nullptr);
+
+    void undo() override;
+    void redo() override;
+
+private:
+    Document* m_document;
+    core::Id m_id;
+    std::optional<RemovedDatacenter> m_removed; // owned while the command is done
+};
+
+} // namespace archipelago::app

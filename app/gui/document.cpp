@@ -1,0 +1,201 @@
+#include "document.h"
+
+#include <QFile>
+#include <QFileInfo>
+#include <QSaveFile>
+#include <QUndoStack>
+
+#include <algorithm>
+
+namespace archipelago::app {
+
+namespace {
+
+core::Diagnostic fileError(const QString& path, const QString& message)
+{
+    core::Diagnostic d;
+    d.file = path.toStdString();
+    d.message = message.toStdString();
+    return d;
+}
+
+// Reads a file or a Qt resource (":/presets/default.json"), refusing oversized input before
+// reading it so that no file can exhaust memory.
+core::LoadResult readScenario(const QString& path)
+{
+    core::LoadResult result;
+    const QFileInfo info(path);
+    if (!info.exists()) {
+        result.errors.push_back(fileError(path, QStringLiteral("no such file")));
+        return result;
+    }
+    if (info.isDir()) {
+        result.errors.push_back(fileError(path, QStringLiteral("is a folder, not a file")));
+        return result;
+    }
+    if (static_cast<std::uint64_t>(info.size()) > core::kMaxFileBytes) {
+        result.errors.push_back(
+            fileError(path, QStringLiteral("file of %1 bytes exceeds the limit of %2 bytes")
+                                .arg(info.size())
+                                .arg(static_cast<qulonglong>(core::kMaxFileBytes))));
+        return result;
+    }
+    QFile file(path);
+    if (!file.open(QIODevice::ReadOnly)) {
+        result.errors.push_back(fileError(path, file.errorString()));
+        return result;
+    }
+    const QByteArray bytes = file.readAll();
+    return core::parseScenario(
+        std::string_view(bytes.constData(), static_cast<std::size_t>(bytes.size())),
+        path.toStdString());
+}
+
+} // namespace
+
+Document::Document(QObject* parent)
+    : QObject(parent)
+    , m_undoStack(new QUndoStack(this))
+{
+    connect(m_undoStack, &QUndoStack::cleanChanged, this,
+            [this](bool clean) { emit modifiedChanged(!clean); });
+}
+
+Document::~Document() = default;
+
+QString Document::displayName() const
+{
+    return m_fileName.isEmpty() ? tr("Untitled") : QFileInfo(m_fileName).fileName();
+}
+
+bool Document::isModified() const
+{
+    return !m_undoStack->isClean();
+}
+
+std::vector<core::Diagnostic> Document::load(const QString& path, LoadMode mode)
+{
+    core::LoadResult result = readScenario(path);
+    if (!result.ok()) {
+        if (result.errors.empty()) // a loader that returns nothing still gets a message
+            result.errors.push_back(fileError(path, QStringLiteral("could not be read")));
+        return result.errors;
+    }
+    m_loadWarnings = std::move(result.warnings);
+    reset(std::move(*result.scenario), mode == LoadMode::Open ? path : QString());
+    return {};
+}
+
+void Document::reset(core::Scenario scenario, const QString& fileName)
+{
+    m_undoStack->clear(); // commands refer to the old scenario's objects
+    m_undoStack->setClean();
+    m_scenario = std::move(scenario);
+    setFileName(fileName);
+    emit changed({ChangeEvent::Kind::Structure});
+}
+
+bool Document::save(const QString& path, QString* errorMessage)
+{
+    const std::string text = core::serializeScenario(m_scenario);
+    QSaveFile file(path);
+    const bool written = file.open(QIODevice::WriteOnly) &&
+                         file.write(text.data(), static_cast<qint64>(text.size())) ==
+                             static_cast<qint64>(text.size()) &&
+                         file.commit();
+    if (!written) {
+        if (errorMessage)
+            *errorMessage = file.errorString();
+        return false;
+    }
+    setFileName(path);
+    m_undoStack->setClean();
+    return true;
+}
+
+void Document::setFileName(const QString& fileName)
+{
+    if (m_fileName == fileName)
+        return;
+    m_fileName = fileName;
+    emit fileNameChanged(m_fileName);
+}
+
+bool Document::setDatacenterPositions(
+    const std::vector<std::pair<core::Id, std::pair<double, double>>>& positions)
+{
+    bool moved = false;
+    for (const auto& [id, position] : positions) {
+        auto& dcs = m_scenario.topology.datacenters;
+        auto it = std::find_if(dcs.begin(), dcs.end(),
+                               [id = id](const core::Datacenter& dc) { return dc.id == id; });
+        if (it == dcs.end() || (it->x == position.first && it->y == position.second))
+            continue;
+        it->x = position.first;
+        it->y = position.second;
+        moved = true;
+    }
+    if (moved)
+        emit changed({ChangeEvent::Kind::Look,
+                      positions.size() == 1 ? positions.front().first : core::Id{-1}});
+    return moved;
+}
+
+std::optional<RemovedDatacenter> Document::removeDatacenter(core::Id id)
+{
+    auto& dcs = m_scenario.topology.datacenters;
+    auto it = std::find_if(dcs.begin(), dcs.end(),
+                           [id](const core::Datacenter& dc) { return dc.id == id; });
+    if (it == dcs.end())
+        return std::nullopt;
+    RemovedDatacenter removed;
+    removed.index = static_cast<std::size_t>(it - dcs.begin());
+    removed.datacenter = std::move(*it);
+    dcs.erase(it);
+    auto& links = m_scenario.topology.links;
+    std::vector<core::DciLink> kept;
+    for (std::size_t i = 0; i < links.size(); ++i) {
+        if (links[i].a == id || links[i].b == id)
+            removed.links.emplace_back(i, links[i]);
+        else
+            kept.push_back(links[i]);
+    }
+    links = std::move(kept);
+    emit changed({ChangeEvent::Kind::Structure, id});
+    return removed;
+}
+
+void Document::restoreDatacenter(const RemovedDatacenter& removed)
+{
+    auto& dcs = m_scenario.topology.datacenters;
+    const std::size_t index = std::min(removed.index, dcs.size());
+    dcs.insert(dcs.begin() + static_cast<std::ptrdiff_t>(index), removed.datacenter);
+    auto& links = m_scenario.topology.links;
+    for (const auto& [linkIndex, link] : removed.links) // ascending: each lands where it was
+        links.insert(links.begin() + static_cast<std::ptrdiff_t>(std::min(linkIndex, links.size())),
+                     link);
+    emit changed({ChangeEvent::Kind::Structure, removed.datacenter.id});
+}
+
+std::optional<std::pair<std::size_t, core::DciLink>> Document::removeLink(core::Id id)
+{
+    auto& links = m_scenario.topology.links;
+    auto it = std::find_if(links.begin(), links.end(),
+                           [id](const core::DciLink& link) { return link.id == id; });
+    if (it == links.end())
+        return std::nullopt;
+    std::pair<std::size_t, core::DciLink> removed{static_cast<std::size_t>(it - links.begin()),
+                                                  *it};
+    links.erase(it);
+    emit changed({ChangeEvent::Kind::Structure, id});
+    return removed;
+}
+
+void Document::insertLink(std::size_t index, const core::DciLink& link)
+{
+    auto& links = m_scenario.topology.links;
+    links.insert(links.begin() + static_cast<std::ptrdiff_t>(std::min(index, links.size())), link);
+    emit changed({ChangeEvent::Kind::Structure, link.id});
+}
+
+} // namespace archipelago::app

@@ -1,0 +1,79 @@
+#include "prompts.h"
+
+#include "diagnosticsdialog.h"
+
+#include <QFileDialog>
+#include <QMessageBox>
+#include <QStringList>
+
+namespace archipelago::app {
+
+namespace {
+
+const QString kScenarioFilter = QStringLiteral("Archipelago scenarios (*.json);;All files (*)");
+
+} // namespace
+
+Prompts::SaveChoice Prompts::askSaveChanges(QWidget* parent, const QString& documentName)
+{
+    QMessageBox box(QMessageBox::Warning, QObject::tr("Unsaved changes"),
+                    QObject::tr("Save the changes to “%1”?").arg(documentName),
+                    QMessageBox::Save | QMessageBox::Discard | QMessageBox::Cancel, parent);
+    box.setInformativeText(QObject::tr("Your changes are lost if you don't save them."));
+    box.setDefaultButton(QMessageBox::Save);
+    switch (box.exec()) {
+    case QMessageBox::Save:
+        return SaveChoice::Save;
+    case QMessageBox::Discard:
+        return SaveChoice::Discard;
+    default:
+        return SaveChoice::Cancel;
+    }
+}
+
+QString Prompts::askOpenFileName(QWidget* parent, const QString& folder)
+{
+    return QFileDialog::getOpenFileName(parent, QObject::tr("Open Scenario"), folder,
+                                        kScenarioFilter);
+}
+
+QString Prompts::askSaveFileName(QWidget* parent, const QString& suggestedPath)
+{
+    QString path = QFileDialog::getSaveFileName(parent, QObject::tr("Save Scenario As"),
+                                                suggestedPath, kScenarioFilter);
+    if (!path.isEmpty() && !path.contains(QLatin1Char('.')))
+        path += QStringLiteral(".json");
+    return path;
+}
+
+void Prompts::showLoadErrors(QWidget* parent, const QString& path,
+                             const std::vector<core::Diagnostic>& errors)
+{
+    DiagnosticsDialog dialog(path, errors, parent);
+    dialog.exec();
+}
+
+void Prompts::showError(QWidget* parent, const QString& title, const QString& message)
+{
+    QMessageBox::critical(parent, title, message);
+}
+
+Prompts::SaveChoice SilentPrompts::askSaveChanges(QWidget*, const QString&)
+{
+    ++saveQuestions;
+    return saveChoice;
+}
+
+void SilentPrompts::showLoadErrors(QWidget*, const QString&,
+                                   const std::vector<core::Diagnostic>& diagnostics)
+{
+    for (const core::Diagnostic& d : diagnostics)
+        errors << QString::fromStdString(d.toString());
+}
+
+void SilentPrompts::showError(QWidget*, const QString& title, const QString& message)
+{
+    errors << title + QStringLiteral(": ") + message;
+}
+
+} // namespace archipelago::app

@@ -1,0 +1,54 @@
+// The questions the main window asks the user (save changes? which file?) and the errors it
+// shows, behind one interface so that tests and --screenshot run without modal dialogs.
+#pragma once
+
+#include "scenarioio.h"
+
+#include <QStringList>
+
+#include <vector>
+
+class QWidget;
+
+namespace archipelago::app {
+
+class Prompts
+{
+public:
+    enum class SaveChoice
+    {
+        Save,
+        Discard,
+        Cancel
+    };
+
+    virtual ~Prompts() = default;
+
+    virtual SaveChoice askSaveChanges(QWidget* parent, const QString& documentName);
+    // An empty string means the user cancelled.
+    virtual QString askOpenFileName(QWidget* parent, const QString& folder);
+    virtual QString askSaveFileName(QWidget* parent, const QString& suggestedPath);
+    virtual void showLoadErrors(QWidget* parent, const QString& path,
+                                const std::vector<core::Diagnostic>& errors);
+    virtual void showError(QWidget* parent, const QString& title, const QString& message);
+};
+
+// Answers without asking: discard changes, cancel file dialogs (or answer Save As with
+// saveAsPath), record the errors. For --screenshot and the tests.
+class SilentPrompts : public Prompts
+{
+public:
+    SaveChoice askSaveChanges(QWidget*, const QString&) override;
+    QString askOpenFileName(QWidget*, const QString&) override { return {}; }
+    QString askSaveFileName(QWidget*, const QString&) override { return saveAsPath; }
+    void showLoadErrors(QWidget*, const QString& path,
+                        const std::vector<core::Diagnostic>& errors) override;
+    void showError(QWidget*, const QString& title, const QString& message) override;
+
+    SaveChoice saveChoice = SaveChoice::Discard;
+    QString saveAsPath; // the answer to "Save As"; empty cancels
+    int saveQuestions = 0;
+    QStringList errors; // one line per diagnostic or error shown
+};
+
+} // namespace archipelago::app

@@ -1,0 +1,181 @@
+#include "evaluationsummary.h"
+
+#include "format.h"
+
+#include <QFormLayout>
+#include <QGroupBox>
+#include <QLabel>
+#include <QListWidget>
+#include <QStyle>
+#include <QVBoxLayout>
+
+namespace archipelago::views {
+
+namespace {
+
+void setColoured(QLabel* label, const QString& text, const char* colour)
+{
+    label->setText(colour ? QStringLiteral("<span style=\"color:%1\">%2</span>")
+                                .arg(QLatin1String(colour), text.toHtmlEscaped())
+                          : text.toHtmlEscaped());
+}
+
+void clearForm(QFormLayout* form)
+{
+    while (form->rowCount() > 0)
+        form->removeRow(0);
+}
+
+} // namespace
+
+EvaluationSummary::EvaluationSummary(QWidget* parent)
+    : QWidget(parent)
+    , m_state(new QLabel(this))
+    , m_warnings(new QListWidget(this))
+{
+    auto* figures = new QGroupBox(tr("Design point"), this);
+    auto* form = new QFormLayout(figures);
+    form->setLabelAlignment(Qt::AlignLeft);
+    m_iteration = addFigure(form, tr("Iteration time"));
+    m_tokens = addFigure(form, tr("Throughput"));
+    m_mfu = addFigure(form, tr("MFU / HFU"));
+    m_bubble = addFigure(form, tr("Bubble ratio"));
+    m_memory = addFigure(form, tr("Memory peak"));
+    m_capex = addFigure(form, tr("Network capex"));
+    m_power = addFigure(form, tr("Network power"));
+    m_train = addFigure(form, tr("Time to train"));
+    m_gpus = addFigure(form, tr("GPUs"));
+
+    auto* breakdownBox = new QGroupBox(tr("Iteration breakdown"), this);
+    m_breakdown = new QFormLayout(breakdownBox);
+
+    auto* warningsBox = new QGroupBox(tr("Warnings"), this);
+    auto* warningsLayout = new QVBoxLayout(warningsBox);
+    m_warnings->setWordWrap(true);
+    m_warnings->setSelectionMode(QAbstractItemView::NoSelection);
+    m_warnings->setFocusPolicy(Qt::NoFocus);
+    warningsLayout->addWidget(m_warnings);
+
+    m_state->setWordWrap(true);
+    auto* layout = new QVBoxLayout(this);
+    layout->addWidget(m_state);
+    layout->addWidget(figures);
+    layout->addWidget(breakdownBox);
+    layout->addWidget(warningsBox, 1);
+    clear();
+}
+
+QLabel* EvaluationSummary::addFigure(QFormLayout* form, const QString& name)
+{
+    auto* value = new QLabel(this);
+    value->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    QFont bold = value->font();
+    bold.setBold(true);
+    value->setFont(bold);
+    form->addRow(name + QLatin1Char(':'), value);
+    m_figures.append({name, value});
+    return value;
+}
+
+void EvaluationSummary::clear()
+{
+    m_hasEvaluation = false;
+    for (const auto& figure : std::as_const(m_figures))
+        figure.second->setText(QStringLiteral("—"));
+    clearForm(m_breakdown);
+    m_warnings->clear();
+    m_warningCount = 0;
+    m_state->setText(tr("Not evaluated yet."));
+}
+
+void EvaluationSummary::setPending(bool pending)
+{
+    if (pending)
+        m_state->setText(m_hasEvaluation ? tr("Evaluating… (figures below are for the "
+                                              "previous design point)")
+                                         : tr("Evaluating…"));
+    else if (m_hasEvaluation)
+        m_state->setText(tr("Up to date."));
+}
+
+void EvaluationSummary::setEvaluation(const core::Evaluation& e)
+{
+    m_hasEvaluation = true;
+    m_state->setText(e.ok ? tr("Up to date.")
+                          : tr("The model could not evaluate this design point; see the "
+                               "warnings."));
+    const char* bad = "#c62828";
+    const char* good = "#2e7d32";
+    m_iteration->setText(e.ok ? formatSeconds(e.iterationTimeS) : QStringLiteral("—"));
+    m_tokens->setText(
+        e.ok ? tr("%1 tokens/s").arg(formatCount(static_cast<std::int64_t>(e.tokensPerS)))
+             : QStringLiteral("—"));
+    m_mfu->setText(e.ok ? QStringLiteral("%1 / %2").arg(formatPercent(e.mfu), formatPercent(e.hfu))
+                        : QStringLiteral("—"));
+    m_bubble->setText(e.ok ? formatPercent(e.bubbleRatio) : QStringLiteral("—"));
+    if (e.ok) {
+        const QString memory = tr("%1 of %2 — %3")
+                                   .arg(formatGib(e.memoryPeakGib), formatGib(e.hbmGib),
+                                        e.fitsInMemory ? tr("fits") : tr("out of memory"));
+        setColoured(m_memory, memory, e.fitsInMemory ? good : bad);
+    } else {
+        m_memory->setText(QStringLiteral("—"));
+    }
+    m_capex->setText(formatUsd(e.networkCapexUsd));
+    m_power->setText(formatPower(e.networkPowerW));
+    m_train->setText(e.ok && e.timeToTrainS > 0.0
+                         ? tr("%1 (%2 GPU-hours)")
+                               .arg(formatTimeSpan(e.timeToTrainS),
+                                    formatCount(static_cast<std::int64_t>(e.gpuHoursToTrain)))
+                         : QStringLiteral("—"));
+    m_gpus->setText(formatCount(e.gpus));
+    setBreakdown(e);
+
+    m_warnings->clear();
+    m_warningCount = static_cast<int>(e.warnings.size());
+    const QIcon icon = style()->standardIcon(QStyle::SP_MessageBoxWarning);
+    for (const core::Warning& w : e.warnings)
+        m_warnings->addItem(new QListWidgetItem(icon, QString::fromStdString(w.message)));
+    if (e.warnings.empty())
+        m_warnings->addItem(tr("No warnings."));
+}
+
+void EvaluationSummary::setBreakdown(const core::Evaluation& e)
+{
+    clearForm(m_breakdown);
+    if (!e.ok)
+        return;
+    const core::Breakdown& b = e.breakdown;
+    const std::pair<QString, double> parts[] = {
+        {tr("Forward"), b.forwardS},           {tr("Backward"), b.backwardS},
+        {tr("Recompute"), b.recomputeS},       {tr("Pipeline bubble"), b.bubbleS},
+        {tr("Exposed TP comm."), b.tpCommS},   {tr("Exposed CP comm."), b.cpCommS},
+        {tr("Exposed EP comm."), b.epCommS},   {tr("Exposed PP comm."), b.ppCommS},
+        {tr("Exposed DP comm."), b.dpCommS},   {tr("Optimizer"), b.optimizerS},
+        {tr("Interference"), b.interferenceS},
+    };
+    for (const auto& [name, seconds] : parts) {
+        if (seconds <= 0.0)
+            continue; // parts that cost nothing in this design point only add noise
+        const double share = e.iterationTimeS > 0.0 ? seconds / e.iterationTimeS : 0.0;
+        m_breakdown->addRow(
+            name + QLatin1Char(':'),
+            new QLabel(QStringLiteral("%1  (%2)").arg(formatSeconds(seconds), formatPercent(share)),
+                       this));
+    }
+}
+
+QString EvaluationSummary::figure(const QString& name) const
+{
+    for (const auto& figure : m_figures)
+        if (figure.first == name)
+            return figure.second->text();
+    return {};
+}
+
+int EvaluationSummary::warningCount() const
+{
+    return m_warningCount;
+}
+
+} // namespace archipelago::views

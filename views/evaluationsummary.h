@@ -1,0 +1,53 @@
+// The key figures of one Evaluation: iteration time and its breakdown, MFU, bubble ratio,
+// memory peak against HBM, network capex, time to train, and the model's warnings. Shows
+// what core computed; computes nothing itself.
+#pragma once
+
+#include "evaluation.h"
+
+#include <QWidget>
+
+class QFormLayout;
+class QLabel;
+class QListWidget;
+
+namespace archipelago::views {
+
+class EvaluationSummary : public QWidget
+{
+    Q_OBJECT
+
+public:
+    explicit EvaluationSummary(QWidget* parent = nullptr);
+
+    void setEvaluation(const core::Evaluation& evaluation);
+    // An evaluation is running: the figures shown belong to the previous design point.
+    void setPending(bool pending);
+    void clear();
+
+    // For tests and tools: the text shown for a figure ("Iteration time", "MFU", ...).
+    QString figure(const QString& name) const;
+    int warningCount() const;
+
+private:
+    QLabel* addFigure(QFormLayout* form, const QString& name);
+    void setBreakdown(const core::Evaluation& evaluation);
+
+    QLabel* m_state = nullptr;
+    QList<QPair<QString, QLabel*>> m_figures;
+    QLabel* m_iteration = nullptr;
+    QLabel* m_tokens = nullptr;
+    QLabel* m_mfu = nullptr;
+    QLabel* m_bubble = nullptr;
+    QLabel* m_memory = nullptr;
+    QLabel* m_capex = nullptr;
+    QLabel* m_power = nullptr;
+    QLabel* m_train = nullptr;
+    QLabel* m_gpus = nullptr;
+    QFormLayout* m_breakdown = nullptr;
+    QListWidget* m_warnings = nullptr;
+    int m_warningCount = 0;
+    bool m_hasEvaluation = false;
+};
+
+} // namespace archipelago::views

@@ -1,0 +1,121 @@
+#include "format.h"
+
+#include <QLocale>
+
+#include <cmath>
+
+namespace archipelago::views {
+
+namespace {
+
+// A fixed locale keeps screenshots, tests and reports identical on every machine.
+const QLocale& numberLocale()
+{
+    static const QLocale locale(QLocale::English, QLocale::UnitedStates);
+    return locale;
+}
+
+const QString kNotANumber = QStringLiteral("—");
+
+// Three significant digits, grouped: 1.23, 12.3, 123, 1,234.
+QString significant(double value)
+{
+    const double magnitude = std::fabs(value);
+    const int decimals = magnitude >= 100.0 ? 0 : magnitude >= 10.0 ? 1 : 2;
+    return numberLocale().toString(value, 'f', decimals);
+}
+
+QString scaled(double value, const char* const* prefixes, int count, double step,
+               const QString& unit)
+{
+    if (!std::isfinite(value))
+        return kNotANumber;
+    int index = 0;
+    double v = value;
+    while (std::fabs(v) >= step && index + 1 < count) {
+        v /= step;
+        ++index;
+    }
+    return significant(v) + QLatin1Char(' ') + QString::fromUtf8(prefixes[index]) + unit;
+}
+
+} // namespace
+
+QString formatNumber(double value, int decimals)
+{
+    if (!std::isfinite(value))
+        return kNotANumber;
+    return numberLocale().toString(value, 'f', decimals);
+}
+
+QString formatSeconds(double seconds)
+{
+    if (!std::isfinite(seconds))
+        return kNotANumber;
+    const double magnitude = std::fabs(seconds);
+    if (magnitude == 0.0)
+        return QStringLiteral("0 s");
+    if (magnitude < 1e-3)
+        return significant(seconds * 1e6) + QStringLiteral(" µs");
+    if (magnitude < 1.0)
+        return significant(seconds * 1e3) + QStringLiteral(" ms");
+    if (magnitude < 3600.0)
+        return significant(seconds) + QStringLiteral(" s");
+    return formatTimeSpan(seconds);
+}
+
+QString formatTimeSpan(double seconds)
+{
+    if (!std::isfinite(seconds))
+        return kNotANumber;
+    const double magnitude = std::fabs(seconds);
+    if (magnitude < 3600.0)
+        return formatSeconds(seconds);
+    if (magnitude < 2.0 * 86400.0)
+        return significant(seconds / 3600.0) + QStringLiteral(" h");
+    return significant(seconds / 86400.0) + QStringLiteral(" days");
+}
+
+QString formatPercent(double fraction, int decimals)
+{
+    if (!std::isfinite(fraction))
+        return kNotANumber;
+    return numberLocale().toString(fraction * 100.0, 'f', decimals) + QStringLiteral(" %");
+}
+
+QString formatUsd(double usd)
+{
+    static const char* const prefixes[] = {"", "k", "M", "B"};
+    if (!std::isfinite(usd))
+        return kNotANumber;
+    return QLatin1Char('$') + scaled(usd, prefixes, 4, 1000.0, QString()).trimmed();
+}
+
+QString formatPower(double watts)
+{
+    static const char* const prefixes[] = {"", "k", "M", "G"};
+    return scaled(watts, prefixes, 4, 1000.0, QStringLiteral("W"));
+}
+
+QString formatGib(double gib)
+{
+    if (!std::isfinite(gib))
+        return kNotANumber;
+    return numberLocale().toString(gib, 'f', 1) + QStringLiteral(" GiB");
+}
+
+QString formatGbps(double gbps)
+{
+    static const char* const prefixes[] = {"G", "T", "P"};
+    return scaled(gbps, prefixes, 3, 1000.0, QStringLiteral("b/s"));
+}
+
+QString formatKm(double km)
+{
+    if (!std::isfinite(km))
+        return kNotANumber;
+    const int decimals = km >= 10.0 || km == std::floor(km) ? 0 : 1;
+    return numberLocale().toString(km, 'f', decimals) + QStringLiteral(" km");
+}
+
+} // namespace archipelago::views

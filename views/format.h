@@ -1,0 +1,23 @@
+// Number formatting shared by the views and the status bar: one place for units and separators,
+// so the same quantity reads the same everywhere ("16,384 GPUs", "1.23 s", "$12.4 M").
+#pragma once
+
+#include <QString>
+
+#include <cstdint>
+
+namespace archipelago::views {
+
+// "16,384". Defined once, in topologyformat.cpp (the canvas helpers declare it too).
+QString formatCount(std::int64_t n);
+QString formatNumber(double value, int decimals = 2);     // "1,234.57"; "—" when not finite
+QString formatSeconds(double seconds);                    // "1.23 s", "456 ms", "12.3 µs", "3.4 d"
+QString formatTimeSpan(double seconds);                   // long spans: "54.2 days", "3.1 h"
+QString formatPercent(double fraction, int decimals = 1); // 0.412 -> "41.2 %"
+QString formatUsd(double usd);                            // "$1.23 M", "$850 k"
+QString formatPower(double watts);                        // "1.23 MW", "850 kW"
+QString formatGib(double gib);                            // "61.3 GiB"
+QString formatGbps(double gbps);                          // "400 Gb/s", "25.6 Tb/s"
+QString formatKm(double km);                              // "10 km", "1,000 km"
+
+} // namespace archipelago::views
