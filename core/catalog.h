@@ -18,6 +18,13 @@ struct EfficiencyParams
     double memoryBoundEfficiency = 0.7;  // achieved fraction of HBM bandwidth for element-wise
     double commInterference = 0.05;      // compute slowdown while overlapped comm runs
     double kernelOverheadS = 5e-6;       // fixed launch/sync overhead per kernel
+    // Achieved NCCL bus bandwidth over link bandwidth, from nccl-tests rather than the tuning
+    // set: all_reduce_perf on 8 GPUs of one DGX A100 reaches ~230 GB/s of 300 GB/s NVLink
+    // (NVIDIA nccl-tests PERFORMANCE.md; DGX A100 user guide), ~0.77; on InfiniBand HDR/NDR
+    // NICs NCCL reaches ~92% of line rate (NVIDIA DGX SuperPOD reference architecture).
+    // Added by the cost model (issue 3); not yet read from catalog JSON, defaults apply.
+    double scaleUpBusEfficiency = 0.77;
+    double scaleOutBusEfficiency = 0.92;
 
     bool operator==(const EfficiencyParams&) const = default;
 };
@@ -32,6 +39,8 @@ struct AcceleratorSpec
     double hbmGBps = 0.0;            // GB/s (10^9 bytes per second)
     double scaleUpGBpsPerDirection = 0.0; // NVLink / Infinity Fabric per GPU, each way
     int scaleUpDomainGpus = 8;       // native scale-up domain (8 for HGX, 72 for NVL72)
+    int sms = 0;                     // streaming multiprocessors (AMD: compute units) that
+                                     // GEMM tiles are spread over; 0 = no wave quantisation
     double nicGbps = 0.0;            // default NIC per GPU, Gb/s
     double watts = 0.0;
     double priceUsd = 0.0;           // editable assumption
