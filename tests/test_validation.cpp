@@ -1,6 +1,6 @@
 // The published-runs validation (issue 3 item 7) through the same code path as
 // `archipelago-cli validate`: mean absolute error <= 5%, largest <= 10%; and the same bound on
-// the Hopper hold-out runs of tests/data/holdout-runs.json (Llama 3 405B on 8k and 16k H100,
+// the Hopper tuning runs of tests/data/hopper-runs.json (Llama 3 405B on 8k and 16k H100,
 // Dubey et al. 2024 Table 4), on which the hopper efficiency parameters were calibrated.
 #include "cli.h"
 
@@ -19,7 +19,7 @@ class TestValidation : public QObject
     Q_OBJECT
 private slots:
     void publishedRunsWithinBound();
-    void hopperHoldoutWithinBound();
+    void hopperTuningRunsWithinBound();
     void malformedFileNamesPointer_data();
     void malformedFileNamesPointer();
     void usage();
@@ -58,9 +58,9 @@ void TestValidation::publishedRunsWithinBound()
     checkRunsWithinBound(path);
 }
 
-void TestValidation::hopperHoldoutWithinBound()
+void TestValidation::hopperTuningRunsWithinBound()
 {
-    checkRunsWithinBound(ARCHIPELAGO_TEST_DATA "/holdout-runs.json");
+    checkRunsWithinBound(ARCHIPELAGO_TEST_DATA "/hopper-runs.json");
 }
 
 void TestValidation::malformedFileNamesPointer_data()
