@@ -190,7 +190,7 @@ void Analyzer::analyzeDenseGroups(PlacementAnalysis& out)
                  "TP " + std::to_string(par.tp) + " does not fit the " +
                      std::to_string(layout.fabric.gpusPerDomain) + "-GPU scale-up domain of " +
                      layout.dc->name + ": its collectives cross the " +
-                     detail::linkClassName(tp.levels.back().linkClass) + " tier at " +
+                     toString(tp.levels.back().linkClass) + " tier at " +
                      detail::formatNumber(tp.levels.back().bandwidthGBps) +
                      " GB/s per GPU instead of " + detail::formatNumber(layout.scaleUpGBps) +
                      " GB/s"});

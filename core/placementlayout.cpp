@@ -90,23 +90,6 @@ std::string formatNumber(double v)
     return buf;
 }
 
-const char* linkClassName(LinkClass c)
-{
-    switch (c) {
-    case LinkClass::ScaleUp:
-        return "scale-up";
-    case LinkClass::Leaf:
-        return "leaf";
-    case LinkClass::Spine:
-        return "spine";
-    case LinkClass::Core:
-        return "core";
-    case LinkClass::Dci:
-        return "dci";
-    }
-    return "?";
-}
-
 DcLayout& layoutFor(Context& ctx, Id dc)
 {
     auto it = ctx.layouts.find(dc);

@@ -76,6 +76,5 @@ void warnBoundary(Context& ctx, int from, int to, const LevelLink& link);
 void warnShared(Context& ctx, const GroupPath& path, const std::string& what);
 
 std::string formatNumber(double v);
-const char* linkClassName(LinkClass c);
 
 } // namespace archipelago::core::detail
