@@ -1,0 +1,36 @@
+// One qualitative colour per pipeline stage, shared by the layout view, the topology canvas
+// and the plots so that "stage 3" has the same colour everywhere.
+#pragma once
+
+#include <QColor>
+#include <QPalette>
+
+#include <array>
+
+namespace archipelago::views {
+
+// Tableau 10 (Stone 2016, "Tableau 10", tableau.com/blog/colors-upgrade-tableau-10): ten hues
+// of similar weight that stay apart for common colour-vision deficiencies and read on light and
+// dark backgrounds. Stages beyond ten repeat the hues, alternately darker and lighter.
+inline QColor stageColor(int stage)
+{
+    static constexpr std::array<QRgb, 10> kHues{0x4e79a7, 0xf28e2b, 0xe15759, 0x76b7b2, 0x59a14f,
+                                                0xedc948, 0xb07aa1, 0xff9da7, 0x9c755f, 0xbab0ac};
+    const int n = static_cast<int>(kHues.size());
+    const int index = ((stage % n) + n) % n;
+    const QColor base = QColor::fromRgb(kHues[static_cast<std::size_t>(index)]);
+    const int round = (stage < 0 ? 0 : stage / n) % 3;
+    return round == 0 ? base : round == 1 ? base.darker(135) : base.lighter(125);
+}
+
+// A translucent fill of the stage colour for large areas, readable under text in either
+// palette (text stays QPalette::Text).
+inline QColor stageFill(int stage, const QPalette& palette)
+{
+    QColor fill = stageColor(stage);
+    const bool dark = palette.color(QPalette::Base).lightnessF() < 0.5;
+    fill.setAlphaF(dark ? 0.38f : 0.30f);
+    return fill;
+}
+
+} // namespace archipelago::views

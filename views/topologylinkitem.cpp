@@ -1,0 +1,161 @@
+#include "topologylinkitem.h"
+
+#include "topologydatacenteritem.h"
+#include "topologyformat.h"
+#include "topologyscene.h"
+
+#include <QFontMetricsF>
+#include <QPainter>
+#include <QPainterPathStroker>
+#include <QPalette>
+#include <QStyleOptionGraphicsItem>
+
+#include <cmath>
+
+namespace archipelago::views {
+
+namespace {
+
+// Where the segment from the centre of `rect` towards `towards` leaves the rectangle.
+QPointF clipToRect(const QRectF& rect, const QPointF& towards)
+{
+    const QPointF c = rect.center();
+    const QPointF d = towards - c;
+    if (qFuzzyIsNull(d.x()) && qFuzzyIsNull(d.y()))
+        return c;
+    const qreal sx = qFuzzyIsNull(d.x()) ? 1e9 : (rect.width() / 2) / std::fabs(d.x());
+    const qreal sy = qFuzzyIsNull(d.y()) ? 1e9 : (rect.height() / 2) / std::fabs(d.y());
+    const qreal s = std::min({sx, sy, 1.0});
+    return c + d * s;
+}
+
+constexpr qreal kLabelPadding = 4.0;
+
+} // namespace
+
+TopologyLinkItem::TopologyLinkItem(core::Id id)
+    : m_id(id)
+{
+    setFlags(ItemIsSelectable);
+    setAcceptHoverEvents(true);
+    setZValue(-1.0); // under the datacenters, above the regions
+}
+
+TopologyScene* TopologyLinkItem::topologyScene() const
+{
+    return static_cast<TopologyScene*>(scene());
+}
+
+QStringList TopologyLinkItem::labelLines() const
+{
+    const core::DciLink* link = topologyScene()->link(m_id);
+    if (!link)
+        return {};
+    QString second = formatDistance(link->distanceKm);
+    if (link->transport == core::DciTransport::LossyIp)
+        second += QStringLiteral(" · lossy IP");
+    return {formatLinkCapacity(*link), second};
+}
+
+void TopologyLinkItem::syncFromData(qreal offset)
+{
+    m_offset = offset;
+    const TopologyScene* s = topologyScene();
+    const core::DciLink* link = s ? s->link(m_id) : nullptr;
+    const TopologyDatacenterItem* a = link ? s->datacenterItem(link->a) : nullptr;
+    const TopologyDatacenterItem* b = link ? s->datacenterItem(link->b) : nullptr;
+    const bool valid = a && b && a != b;
+    setVisible(valid);
+    if (!valid)
+        return;
+
+    prepareGeometryChange();
+    const QRectF ra = a->sceneBoundingRect().adjusted(2, 2, -2, -2);
+    const QRectF rb = b->sceneBoundingRect().adjusted(2, 2, -2, -2);
+    QLineF centres(ra.center(), rb.center());
+    const QPointF normal = centres.length() > 0
+                               ? QPointF(-centres.dy(), centres.dx()) / centres.length()
+                               : QPointF(0, 0);
+    const QPointF shift = normal * offset;
+    m_line = QLineF(clipToRect(ra.translated(shift), rb.center() + shift),
+                    clipToRect(rb.translated(shift), ra.center() + shift));
+
+    const QStringList lines = labelLines();
+    const QFontMetricsF metrics(s->font());
+    qreal width = 0;
+    for (const QString& line : lines)
+        width = std::max(width, metrics.horizontalAdvance(line));
+    const QSizeF size(width + 2 * kLabelPadding,
+                      metrics.height() * static_cast<qreal>(lines.size()) + 2 * kLabelPadding);
+    m_label = QRectF(m_line.center() - QPointF(size.width() / 2, size.height() / 2), size);
+
+    setToolTip(QStringLiteral("DCI %1 ↔ %2\n%3\n%4, %5")
+                   .arg(QString::fromStdString(s->datacenter(link->a)->name),
+                        QString::fromStdString(s->datacenter(link->b)->name), lines.value(0),
+                        lines.value(1), QString::fromStdString(link->optic)));
+    update();
+}
+
+QRectF TopologyLinkItem::boundingRect() const
+{
+    const qreal pad = 8.0;
+    return QRectF(m_line.p1(), m_line.p2())
+        .normalized()
+        .adjusted(-pad, -pad, pad, pad)
+        .united(m_label.adjusted(-2, -2, 2, 2));
+}
+
+QPainterPath TopologyLinkItem::shape() const
+{
+    QPainterPath path(m_line.p1());
+    path.lineTo(m_line.p2());
+    QPainterPathStroker stroker;
+    stroker.setWidth(12.0);
+    QPainterPath result = stroker.createStroke(path);
+    result.addRect(m_label);
+    return result;
+}
+
+void TopologyLinkItem::paint(QPainter* painter, const QStyleOptionGraphicsItem* option,
+                             QWidget* /*widget*/)
+{
+    const TopologyScene* s = topologyScene();
+    const core::DciLink* link = s ? s->link(m_id) : nullptr;
+    if (!link)
+        return;
+    const QPalette pal = s->palette();
+    const bool selected = option->state & QStyle::State_Selected;
+    const bool hovered = option->state & QStyle::State_MouseOver;
+    const double gbps = linkCapacityGbps(*link);
+    const QColor colour = linkCapacityColor(gbps);
+    const qreal width = linkCapacityWidth(gbps);
+
+    painter->setRenderHint(QPainter::Antialiasing);
+    if (selected || hovered) {
+        QColor halo = pal.color(QPalette::Highlight);
+        halo.setAlphaF(selected ? 0.55f : 0.25f);
+        painter->setPen(QPen(halo, width + 6, Qt::SolidLine, Qt::RoundCap));
+        painter->drawLine(m_line);
+    }
+    painter->setPen(QPen(colour, width, Qt::SolidLine, Qt::RoundCap));
+    painter->drawLine(m_line);
+
+    // Label box over the middle of the edge.
+    QColor background = pal.color(QPalette::Base);
+    background.setAlphaF(0.92f);
+    painter->setBrush(background);
+    painter->setPen(QPen(selected ? pal.color(QPalette::Highlight) : colour, selected ? 2.0 : 1.0));
+    painter->drawRoundedRect(m_label, 4, 4);
+    const QStringList lines = labelLines();
+    const QFontMetricsF metrics(s->font());
+    painter->setFont(s->font());
+    qreal y = m_label.top() + kLabelPadding;
+    for (qsizetype i = 0; i < lines.size(); ++i) {
+        painter->setPen(i == 0 ? pal.color(QPalette::Text) : pal.color(QPalette::PlaceholderText));
+        painter->drawText(QRectF(m_label.left(), y, m_label.width(), metrics.height()),
+                          Qt::AlignHCenter | Qt::AlignVCenter, lines[i]);
+        y += metrics.height();
+    }
+}
+
+} // namespace archipelago::views
