@@ -1,0 +1,40 @@
+#include "plotspanel.h"
+
+#include "plotbreakdown.h"
+#include "plotbubble.h"
+#include "plotnetworkcost.h"
+
+#include <QHBoxLayout>
+#include <QSplitter>
+
+namespace archipelago::views {
+
+PlotsPanel::PlotsPanel(QWidget* parent)
+    : QWidget(parent)
+    , m_breakdown(new BreakdownPlot)
+    , m_bubble(new BubblePlot)
+    , m_network(new NetworkCostPlot)
+{
+    auto* splitter = new QSplitter(Qt::Horizontal, this);
+    splitter->setChildrenCollapsible(false);
+    splitter->addWidget(m_breakdown);
+    splitter->addWidget(m_bubble);
+    splitter->addWidget(m_network);
+    // The breakdown has the most series and the widest legend.
+    splitter->setStretchFactor(0, 4);
+    splitter->setStretchFactor(1, 3);
+    splitter->setStretchFactor(2, 3);
+    auto* layout = new QHBoxLayout(this);
+    layout->setContentsMargins(0, 0, 0, 0);
+    layout->addWidget(splitter);
+}
+
+void PlotsPanel::setDesignPoints(const QList<DesignPoint>& pinned, const DesignPoint& current)
+{
+    const QList<DesignPoint> points = orderedDesignPoints(pinned, current);
+    m_breakdown->setDesignPoints(points);
+    m_bubble->setDesignPoints(points);
+    m_network->setDesignPoints(points);
+}
+
+} // namespace archipelago::views

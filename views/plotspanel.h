@@ -1,0 +1,35 @@
+// The three design-point plots side by side (ARCHITECTURE.md section 5): iteration-time
+// breakdown, pipeline bubble and network cost, for the pinned design points and the current one.
+#pragma once
+
+#include "designpoint.h"
+
+#include <QWidget>
+
+namespace archipelago::views {
+
+class BreakdownPlot;
+class BubblePlot;
+class NetworkCostPlot;
+
+class PlotsPanel : public QWidget
+{
+    Q_OBJECT
+
+public:
+    explicit PlotsPanel(QWidget* parent = nullptr);
+
+    // Pinned points first, then the current one, in every plot.
+    void setDesignPoints(const QList<DesignPoint>& pinned, const DesignPoint& current);
+
+    BreakdownPlot* breakdownPlot() const { return m_breakdown; }
+    BubblePlot* bubblePlot() const { return m_bubble; }
+    NetworkCostPlot* networkCostPlot() const { return m_network; }
+
+private:
+    BreakdownPlot* m_breakdown = nullptr;
+    BubblePlot* m_bubble = nullptr;
+    NetworkCostPlot* m_network = nullptr;
+};
+
+} // namespace archipelago::views

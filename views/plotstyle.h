@@ -1,0 +1,58 @@
+// Shared look of the plots: one colour per breakdown part, BOM category and timeline block kind
+// (the same quantity has the same colour in every plot and in exports), number formatting with
+// fixed units, and the frame every plot uses (title, value axis label, legend below the bars,
+// design points as categories on the x axis with a swatch of their colour).
+#pragma once
+
+#include "designpoint.h"
+
+#include <QColor>
+#include <QList>
+#include <QString>
+#include <QStringList>
+
+class QCPItemText;
+class QCustomPlot;
+class QPalette;
+
+namespace archipelago::views {
+
+// One part of core::Breakdown, in the order the stacked bars draw them (bottom first).
+struct BreakdownPart
+{
+    QString name; // "DP comm"
+    QColor color;
+    double core::Breakdown::*seconds;
+};
+const QList<BreakdownPart>& breakdownParts();
+
+// BOM categories in drawing order: the known ones first, in the order of the fabric
+// (switch, nic, optic, cable, dci-optic, amplifier, line-system), then the rest sorted.
+QStringList orderedBomCategories(const QStringList& categories);
+QColor bomCategoryColor(const QString& category);
+QString bomCategoryLabel(const QString& category); // "dci-optic" -> "DCI optics"
+
+// "0.412", "12.3", "1,234" (never exponent notation): `significant` digits, at least 0 decimals.
+QString formatSignificant(double value, int significant = 3);
+
+// Title row on top, value-axis label, legend in its own row below the axis rect (never over
+// the bars), wrapped into `legendColumns` columns.
+void setupPlotFrame(QCustomPlot* plot, const QString& title, const QString& valueAxisLabel,
+                    int legendColumns);
+// Full names of the points as the plots show them ("point 3" for an unnamed one).
+QStringList designPointNames(const QList<DesignPoint>& points);
+// Design points as x categories 0..n-1: names as tick labels and a swatch of each point's
+// colour under its bar. Call after QCustomPlot::clearItems() when rebuilding.
+void setDesignPointCategories(QCustomPlot* plot, const QList<DesignPoint>& points);
+// Fits the category labels to the plot's current width (wrapped at '-', '_' or ' ', elided in
+// the middle as a last resort) and hides bar labels wider than their bar. Connected to
+// QCustomPlot::beforeReplot, so a resize re-decides; hover tooltips keep the full text.
+void fitCategoryLabels(QCustomPlot* plot);
+// Text above a bar at (key, value) in plot coordinates, e.g. "1.23 s"; hidden when wider than
+// `keySpan` (in key units) at the current zoom.
+QCPItemText* addBarLabel(QCustomPlot* plot, double key, double value, const QString& text,
+                         double keySpan);
+// Background, axes, grid and text follow the widget palette (light and dark themes).
+void applyPlotPalette(QCustomPlot* plot, const QPalette& palette);
+
+} // namespace archipelago::views
