@@ -1,0 +1,360 @@
+// Property editor (issue 5, item 3). Offscreen widget tests: loading never emits; valid edits
+// leave as one intent whose candidate passes the loader's checks; invalid ones are refused inline
+// with the loader's reason and emit nothing; a multi-selection shows "mixed" and is edited as a
+// whole. The editor never changes a document: the tests only listen.
+#include "propertyeditor.h"
+#include "propertyeditordatacenter.h"
+#include "propertyeditorlink.h"
+#include "propertyeditorparallelism.h"
+#include "propertyeditorschedule.h"
+#include "propertyeditorvalidation.h"
+
+#include "costmodel.h"
+#include "scenarioio.h"
+
+#include <QFormLayout>
+#include <QLabel>
+#include <QSignalSpy>
+#include <QTest>
+
+#include <memory>
+
+using namespace archipelago;
+using Kind = views::PropertyEditor::Kind;
+
+namespace {
+
+core::Scenario twoBuildings()
+{
+    const core::LoadResult result =
+        core::loadScenarioFile(ARCHIPELAGO_SOURCE_DIR "/presets/llama3-405b-two-buildings.json");
+    if (!result.ok())
+        qFatal("cannot load the two-buildings preset");
+    return *result.scenario;
+}
+
+// One spy per intent signal, to assert that nothing (or exactly one thing) was emitted.
+struct IntentSpies
+{
+    explicit IntentSpies(views::PropertyEditor* e)
+        : workload(e, &views::PropertyEditor::workloadEdited)
+        , parallelism(e, &views::PropertyEditor::parallelismEdited)
+        , parallelismAndPlacement(e, &views::PropertyEditor::parallelismAndPlacementEdited)
+        , placement(e, &views::PropertyEditor::placementEdited)
+        , schedule(e, &views::PropertyEditor::scheduleEdited)
+        , datacenters(e, &views::PropertyEditor::datacentersEdited)
+        , datacentersAndPlacement(e, &views::PropertyEditor::datacentersAndPlacementEdited)
+        , links(e, &views::PropertyEditor::linksEdited)
+    {}
+    qsizetype total() const
+    {
+        return workload.count() + parallelism.count() + parallelismAndPlacement.count() +
+               placement.count() + schedule.count() + datacenters.count() +
+               datacentersAndPlacement.count() + links.count();
+    }
+    QSignalSpy workload, parallelism, parallelismAndPlacement, placement, schedule, datacenters,
+        datacentersAndPlacement, links;
+};
+
+bool hasErrors(const core::Scenario& s)
+{
+    for (const core::Diagnostic& d : views::checkCandidate(s))
+        if (d.severity == core::Diagnostic::Severity::Error)
+            return true;
+    return false;
+}
+
+views::FieldRow* rowOf(QWidget* editor)
+{
+    return qobject_cast<views::FieldRow*>(editor->parentWidget());
+}
+
+} // namespace
+
+class TestPropertyEditor : public QObject
+{
+    Q_OBJECT
+
+private slots:
+    void init();
+    void loadingDoesNotEmit();
+    void validTpEmitsParallelismAndPlacement_data();
+    void validTpEmitsParallelismAndPlacement();
+    void invalidTpIsRefusedWithReason_data();
+    void invalidTpIsRefusedWithReason();
+    void derivedDpIsReadOnly();
+    void multiSelectShowsMixedAndEditsAll();
+    void linkDistanceEmitsLinks();
+    void podEditAcrossDatacentersAdaptsPlacement();
+    void warningsShowButDoNotBlock();
+    void numericFieldsHaveUnits_data();
+    void numericFieldsHaveUnits();
+    void renderToPng();
+
+private:
+    std::unique_ptr<views::PropertyEditor> m_editor;
+    core::Scenario m_scenario;
+};
+
+void TestPropertyEditor::init()
+{
+    m_scenario = twoBuildings();
+    m_editor = std::make_unique<views::PropertyEditor>();
+    m_editor->resize(420, 900);
+    m_editor->setScenario(m_scenario);
+}
+
+void TestPropertyEditor::loadingDoesNotEmit()
+{
+    IntentSpies spies(m_editor.get());
+    const QList<std::pair<Kind, QList<core::Id>>> selections{
+        {Kind::Scenario, {}}, {Kind::Workload, {}},    {Kind::Parallelism, {}},
+        {Kind::Schedule, {}}, {Kind::Datacenter, {0}}, {Kind::Datacenter, {0, 1}},
+        {Kind::Pod, {0, 2}},  {Kind::Link, {0}},       {Kind::Links, {}},
+        {Kind::Topology, {}}};
+    for (const auto& [kind, ids] : selections) {
+        m_editor->setSelection(kind, ids);
+        core::Scenario changed = m_scenario;
+        changed.topology.links[0].distanceKm = 42.0;
+        changed.parallelism.recompute = core::Recompute::Selective;
+        m_editor->setScenario(changed);
+        m_editor->setScenario(m_scenario);
+    }
+    QCOMPARE(spies.total(), 0);
+}
+
+void TestPropertyEditor::validTpEmitsParallelismAndPlacement_data()
+{
+    QTest::addColumn<QString>("key");
+    QTest::addColumn<int>("value");
+    QTest::addColumn<int>("replicas");
+    QTest::newRow("tp 4 doubles the replicas") << "tp" << 4 << 256;
+    QTest::newRow("tp 2") << "tp" << 2 << 512;
+    // Splits the 126 layers explicitly and keeps stages 0-3 / 4-7 in each building.
+    QTest::newRow("pp 8 re-splits the stages") << "pp" << 8 << 256;
+}
+
+void TestPropertyEditor::validTpEmitsParallelismAndPlacement()
+{
+    QFETCH(QString, key);
+    QFETCH(int, value);
+    QFETCH(int, replicas);
+    m_editor->setSelection(Kind::Parallelism);
+    IntentSpies spies(m_editor.get());
+    views::IntField* field = m_editor->parallelismEditor()->intField(key);
+    QVERIFY(field);
+    field->setValue(value);
+
+    QCOMPARE(spies.parallelismAndPlacement.count(), 1);
+    QCOMPARE(spies.total(), 1);
+    core::Scenario candidate = m_scenario;
+    candidate.parallelism = spies.parallelismAndPlacement.at(0).at(0).value<core::Parallelism>();
+    candidate.placement = spies.parallelismAndPlacement.at(0).at(1).value<core::Placement>();
+    QCOMPARE(key == QLatin1String("tp") ? candidate.parallelism.tp : candidate.parallelism.pp,
+             value);
+    QVERIFY(!hasErrors(candidate));
+    QCOMPARE(candidate.placement.shards.size(), std::size_t{1});
+    QCOMPARE(candidate.placement.shards[0].dpReplicas, replicas);
+    QCOMPARE(core::dataParallel(candidate), std::int64_t{replicas});
+    QVERIFY(!rowOf(field)->isRefused());
+}
+
+void TestPropertyEditor::invalidTpIsRefusedWithReason_data()
+{
+    QTest::addColumn<int>("tp");
+    QTest::addColumn<QString>("reason");
+    QTest::newRow("tp 3 does not divide the heads") << 3 << "does not divide heads = 128";
+    QTest::newRow("tp 16 splits KV groups") << 16 << "does not divide kv_heads = 8";
+}
+
+void TestPropertyEditor::invalidTpIsRefusedWithReason()
+{
+    QFETCH(int, tp);
+    QFETCH(QString, reason);
+    m_editor->setSelection(Kind::Parallelism);
+    m_editor->show();
+    IntentSpies spies(m_editor.get());
+    QSignalSpy refused(m_editor.get(), &views::PropertyEditor::editRefused);
+    views::IntField* field = m_editor->parallelismEditor()->intField(QStringLiteral("tp"));
+    field->setValue(tp);
+
+    QCOMPARE(spies.total(), 0);
+    QCOMPARE(refused.count(), 1);
+    views::FieldRow* row = rowOf(field);
+    QVERIFY(row->isRefused());
+    QVERIFY2(row->message().contains(reason), qPrintable(row->message()));
+    QVERIFY(field->property("invalid").toBool());
+    // The reason is on screen, under the field.
+    auto* message = row->findChild<QLabel*>();
+    QVERIFY(message && message->isVisible());
+    QCOMPARE(field->value(), tp); // the refused value stays visible to be corrected
+
+    // Correcting it clears the mark; the scenario it shows is unchanged.
+    field->setValue(8);
+    QVERIFY(!row->isRefused());
+    QVERIFY(!field->property("invalid").toBool());
+    QCOMPARE(spies.total(), 0);
+    QCOMPARE(m_editor->scenario(), m_scenario);
+}
+
+void TestPropertyEditor::derivedDpIsReadOnly()
+{
+    m_editor->setSelection(Kind::Parallelism);
+    bool found = false;
+    for (QLabel* label : m_editor->parallelismEditor()->findChildren<QLabel*>())
+        found = found || label->text() == QLatin1String("DP 128 (derived)");
+    QVERIFY(found);
+    QVERIFY(!m_editor->parallelismEditor()->intField(QStringLiteral("dp")));
+}
+
+void TestPropertyEditor::multiSelectShowsMixedAndEditsAll()
+{
+    core::Scenario mixed = m_scenario;
+    mixed.topology.datacenters[1].accelerator = "H800-SXM5-80GB";
+    m_editor->setScenario(mixed);
+    m_editor->setSelection(Kind::Datacenter, {0, 1});
+    IntentSpies spies(m_editor.get());
+    views::ChoiceField* accelerator = m_editor->datacenterEditor()->acceleratorField();
+    QVERIFY(accelerator->isMixed());
+    QCOMPARE(accelerator->currentText(), QString());
+    QCOMPARE(accelerator->placeholderText(), views::mixedText());
+    // Fields the two share are not mixed.
+    QVERIFY(!m_editor->datacenterEditor()->findChild<views::IntField*>()->isMixed());
+
+    const int h100 = accelerator->findData(QStringLiteral("H100-SXM5-80GB"));
+    QVERIFY(h100 >= 0);
+    accelerator->setCurrentIndex(h100);
+    emit accelerator->activated(h100);
+
+    QCOMPARE(spies.datacenters.count(), 1);
+    QCOMPARE(spies.total(), 1);
+    const auto dcs = spies.datacenters.at(0).at(0).value<QList<core::Datacenter>>();
+    QCOMPARE(dcs.size(), 2);
+    for (const core::Datacenter& dc : dcs)
+        QCOMPARE(dc.accelerator, std::string("H100-SXM5-80GB"));
+    QCOMPARE(dcs[0].id, 0);
+    QCOMPARE(dcs[1].id, 1);
+    QVERIFY(!accelerator->isMixed());
+}
+
+void TestPropertyEditor::linkDistanceEmitsLinks()
+{
+    m_editor->setSelection(Kind::Link, {0});
+    IntentSpies spies(m_editor.get());
+    views::DoubleField* distance = m_editor->linkEditor()->distanceField();
+    QCOMPARE(distance->value(), 10.0);
+    distance->setValue(100.0);
+    QCOMPARE(spies.links.count(), 1);
+    QCOMPARE(spies.total(), 1);
+    const auto links = spies.links.at(0).at(0).value<QList<core::DciLink>>();
+    QCOMPARE(links.size(), 1);
+    QCOMPARE(links[0].distanceKm, 100.0);
+    QCOMPARE(links[0].wavelengths, 64); // the rest of the link is kept
+
+    // Out of range for the loader is out of range for the spin box.
+    distance->setValue(1e9);
+    QCOMPARE(distance->value(), 20'000.0);
+}
+
+void TestPropertyEditor::podEditAcrossDatacentersAdaptsPlacement()
+{
+    // The 3,072-GPU pods of both buildings, grown to 7,168 GPUs: 16,384 GPUs per building.
+    m_editor->setSelection(Kind::Pod, {0, 2});
+    QVERIFY(m_editor->currentPage()->title().contains(QLatin1String("building-a, building-b")));
+    IntentSpies spies(m_editor.get());
+    views::IntField* domains = nullptr;
+    for (views::IntField* f : m_editor->datacenterEditor()->findChildren<views::IntField*>())
+        if (f->value() == 384)
+            domains = f;
+    QVERIFY(domains && !domains->isMixed());
+    domains->setValue(896);
+
+    QCOMPARE(spies.datacentersAndPlacement.count(), 1);
+    QCOMPARE(spies.total(), 1);
+    core::Scenario candidate = m_scenario;
+    const auto dcs = spies.datacentersAndPlacement.at(0).at(0).value<QList<core::Datacenter>>();
+    QCOMPARE(dcs.size(), 2);
+    for (const core::Datacenter& dc : dcs) {
+        QCOMPARE(core::gpusInDatacenter(dc), std::int64_t{16'384});
+        candidate.topology.datacenters[static_cast<std::size_t>(dc.id)] = dc;
+    }
+    candidate.placement = spies.datacentersAndPlacement.at(0).at(1).value<core::Placement>();
+    QVERIFY(!hasErrors(candidate));
+    QCOMPARE(core::dataParallel(candidate), std::int64_t{256});
+}
+
+void TestPropertyEditor::warningsShowButDoNotBlock()
+{
+    // 1F1B with two virtual stages: valid, but the loader warns that they do nothing.
+    m_editor->setSelection(Kind::Schedule);
+    IntentSpies spies(m_editor.get());
+    auto* kind = m_editor->scheduleEditor()->findChild<views::ChoiceField*>();
+    const int oneFOneB = kind->findData(QStringLiteral("1f1b"));
+    kind->setCurrentIndex(oneFOneB);
+    emit kind->activated(oneFOneB);
+    QCOMPARE(spies.schedule.count(), 1);
+    QCOMPARE(spies.total(), 1);
+    QCOMPARE(spies.schedule.at(0).at(0).value<core::Schedule>().kind, core::ScheduleKind::OneFOneB);
+    views::FieldRow* row = rowOf(kind);
+    QVERIFY(!row->isRefused());
+    QVERIFY2(row->message().contains(QLatin1String("takes effect only")),
+             qPrintable(row->message()));
+}
+
+void TestPropertyEditor::numericFieldsHaveUnits_data()
+{
+    QTest::addColumn<int>("kind");
+    QTest::addColumn<QStringList>("labels");
+    QTest::newRow("link") << int(Kind::Link)
+                          << QStringList{"Distance (km)", "Rate per wavelength (Gb/s)",
+                                         "Equipment latency (µs)", "Window per connection (MiB)",
+                                         "Packet loss (%)"};
+    QTest::newRow("workload") << int(Kind::Workload)
+                              << QStringList{"Sequence length (tokens)", "Global batch (sequences)",
+                                             "Tokens to train (trillions)"};
+    QTest::newRow("parallelism") << int(Kind::Parallelism)
+                                 << QStringList{"Tensor parallel TP (GPUs)",
+                                                "Pipeline parallel PP (stages)",
+                                                "Micro-batch (sequences)"};
+    QTest::newRow("datacenter") << int(Kind::Datacenter)
+                                << QStringList{"Domains per pod (scale-up domains)",
+                                               "GPUs per domain (GPUs)", "Count (pods)"};
+}
+
+void TestPropertyEditor::numericFieldsHaveUnits()
+{
+    QFETCH(int, kind);
+    QFETCH(QStringList, labels);
+    m_editor->setSelection(Kind(kind), {0});
+    QWidget* page = m_editor->currentPage();
+    QVERIFY(page);
+    QStringList shown;
+    for (QLabel* label : page->findChildren<QLabel*>())
+        shown << label->text();
+    for (const QString& label : labels)
+        QVERIFY2(shown.contains(label), qPrintable(label));
+    // Every numeric editor explains itself (meaning and unit) in a tooltip.
+    for (QAbstractSpinBox* spin : page->findChildren<QAbstractSpinBox*>())
+        QVERIFY2(!spin->toolTip().isEmpty(), qPrintable(spin->objectName()));
+}
+
+void TestPropertyEditor::renderToPng()
+{
+    // A look at the panels for review (not an assertion on pixels).
+    m_editor->show();
+    const QList<std::pair<Kind, QList<core::Id>>> pages{{Kind::Parallelism, {}},
+                                                        {Kind::Datacenter, {0, 1}},
+                                                        {Kind::Link, {0}},
+                                                        {Kind::Workload, {}}};
+    int i = 0;
+    for (const auto& [kind, ids] : pages) {
+        m_editor->setSelection(kind, ids);
+        if (kind == Kind::Parallelism)
+            m_editor->parallelismEditor()->intField(QStringLiteral("tp"))->setValue(3);
+        QTest::qWait(20); // let the layouts settle
+        QVERIFY(m_editor->grab().save(QStringLiteral("/tmp/propertyeditor-%1.png").arg(i++)));
+    }
+}
+
+QTEST_MAIN(TestPropertyEditor)
+#include "test_propertyeditor.moc"

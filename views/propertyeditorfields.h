@@ -1,0 +1,168 @@
+// Editor widgets of the property editor: each loads a value (or "mixed" when the selected objects
+// differ) without emitting, and emits committed() once per user edit: on Enter, focus-out, a
+// spin-box step or a combo choice, never on every keystroke. A FieldRow shows one editor with
+// the diagnostics of the JSON pointers it edits under it (red: refused, amber: warning).
+#pragma once
+
+#include "scenarioio.h"
+
+#include <QCheckBox>
+#include <QComboBox>
+#include <QDoubleSpinBox>
+#include <QLineEdit>
+#include <QSpinBox>
+#include <QStringList>
+#include <QWidget>
+
+#include <optional>
+#include <type_traits>
+#include <utility>
+#include <vector>
+
+class QFormLayout;
+class QLabel;
+
+namespace archipelago::views {
+
+// Text shown by an editor whose selected objects hold different values.
+QString mixedText();
+
+class IntField : public QSpinBox
+{
+    Q_OBJECT
+
+public:
+    IntField(int minimum, int maximum, QWidget* parent = nullptr);
+    void load(std::optional<int> value); // nullopt = mixed
+    bool isMixed() const { return m_mixed; }
+
+signals:
+    void committed(int value);
+
+private:
+    void setMixed(bool mixed);
+    int m_minimum;
+    bool m_mixed = false;
+};
+
+class DoubleField : public QDoubleSpinBox
+{
+    Q_OBJECT
+
+public:
+    DoubleField(double minimum, double maximum, int decimals, QWidget* parent = nullptr);
+    void load(std::optional<double> value);
+    bool isMixed() const { return m_mixed; }
+
+signals:
+    void committed(double value);
+
+private:
+    void setMixed(bool mixed);
+    double m_minimum;
+    bool m_mixed = false;
+};
+
+// A combo of (label, value) choices; value strings are core's enum names or catalog names.
+class ChoiceField : public QComboBox
+{
+    Q_OBJECT
+
+public:
+    explicit ChoiceField(QWidget* parent = nullptr);
+    void setChoices(const std::vector<std::pair<QString, QString>>& choices);
+    void load(const std::optional<QString>& value);
+    QString value() const { return currentData().toString(); }
+    bool isMixed() const { return currentIndex() < 0; }
+
+signals:
+    void committed(const QString& value);
+};
+
+class TextField : public QLineEdit
+{
+    Q_OBJECT
+
+public:
+    explicit TextField(QWidget* parent = nullptr);
+    void load(const std::optional<QString>& value, const QString& emptyPlaceholder = {});
+    bool isMixed() const { return m_mixed; }
+
+signals:
+    void committed(const QString& value);
+
+private:
+    QString m_loaded;
+    bool m_mixed = false;
+};
+
+class CheckField : public QCheckBox
+{
+    Q_OBJECT
+
+public:
+    explicit CheckField(const QString& text, QWidget* parent = nullptr);
+    void load(std::optional<bool> value);
+    bool isMixed() const { return checkState() == Qt::PartiallyChecked; }
+
+signals:
+    void committed(bool value);
+};
+
+// One editor, the JSON pointers it edits and the message line under it.
+class FieldRow : public QWidget
+{
+    Q_OBJECT
+
+public:
+    FieldRow(QWidget* editor, QWidget* parent = nullptr);
+    QWidget* editor() const { return m_editor; }
+
+    // Full JSON pointers of the edited values for the current selection.
+    void setPointers(QStringList pointers) { m_pointers = std::move(pointers); }
+    const QStringList& pointers() const { return m_pointers; }
+
+    // The scenario's own diagnostics at these pointers (shown after every load).
+    void showDiagnostics(const std::vector<core::Diagnostic>& diagnostics);
+    // An edit that was refused: red frame and the reasons under the editor.
+    void refuse(const QStringList& reasons);
+    // An edit that went through, with the warnings it raised (not blocking).
+    void accept(const QStringList& warnings);
+    void clearMessage();
+
+    bool isRefused() const { return m_refused; }
+    QString message() const;
+
+private:
+    void setMessage(const QStringList& lines, bool error);
+    QWidget* m_editor;
+    QLabel* m_message;
+    QStringList m_pointers;
+    bool m_refused = false;
+};
+
+// True when `pointer` is `field` or lies inside it ("/a/b" is within "/a").
+bool pointerWithin(const QString& pointer, const QString& field);
+
+// Adds "label: row" to a form; the label carries the unit and the tooltip its meaning.
+FieldRow* addField(QFormLayout* form, const QString& label, QWidget* editor,
+                   const QString& toolTip);
+
+// The common value of `get` over `items`, or nullopt when they differ (or there are none).
+template <typename Items, typename Get>
+auto commonValue(const Items& items, Get get)
+    -> std::optional<std::decay_t<decltype(get(*items.begin()))>>
+{
+    using Value = std::decay_t<decltype(get(*items.begin()))>;
+    std::optional<Value> value;
+    for (const auto& item : items) {
+        Value v = get(item);
+        if (!value)
+            value = v;
+        else if (!(*value == v))
+            return std::nullopt;
+    }
+    return value;
+}
+
+} // namespace archipelago::views

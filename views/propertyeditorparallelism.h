@@ -1,0 +1,61 @@
+// Parallelism page of the property editor: the degrees (DP derived, read-only), memory options,
+// overlap switches and the placement basics (rank order, layers per stage, a summary of the
+// shards). Changing TP, CP or PP proposes a placement consistent with it (Intent::Parallelism
+// with adaptPlacement), so the app receives parallelism and placement as one intent.
+#pragma once
+
+#include "propertyeditorpage.h"
+
+#include <vector>
+
+namespace archipelago::views {
+
+class ParallelismEditor : public PropertyEditorPage
+{
+    Q_OBJECT
+
+public:
+    explicit ParallelismEditor(EditSink* sink, QWidget* parent = nullptr);
+
+    // For tests and tools: the editor of a degree ("tp", "cp", "pp", "ep", ...).
+    IntField* intField(const QString& key) const;
+
+protected:
+    void loadValues() override;
+
+private:
+    struct IntBinding
+    {
+        QString key;
+        IntField* field;
+        int core::Parallelism::*member;
+    };
+    struct CheckBinding
+    {
+        CheckField* field;
+        bool core::Parallelism::*member;
+        bool core::OverlapOptions::*overlapMember;
+    };
+    void addInt(QFormLayout* form, const QString& label, const QString& toolTip, const QString& key,
+                int minimum, int maximum, int core::Parallelism::*member, bool adaptsPlacement);
+    void addCheck(QFormLayout* form, const QString& label, const QString& toolTip,
+                  const QString& key, bool core::Parallelism::*member,
+                  bool core::OverlapOptions::*overlapMember = nullptr);
+    void propose(const core::Parallelism& parallelism, FieldRow* row, bool adaptsPlacement);
+    void proposePlacement(const core::Placement& placement, FieldRow* row);
+    void commitRankOrder(const QString& text);
+    void commitLayersPerStage(const QString& text);
+
+    std::vector<IntBinding> m_ints;
+    std::vector<CheckBinding> m_checks;
+    ChoiceField* m_recompute = nullptr;
+    QLabel* m_dp = nullptr;
+    QLabel* m_microBatches = nullptr;
+    TextField* m_rankOrder = nullptr;
+    FieldRow* m_rankOrderRow = nullptr;
+    TextField* m_layersPerStage = nullptr;
+    FieldRow* m_layersPerStageRow = nullptr;
+    QLabel* m_shards = nullptr;
+};
+
+} // namespace archipelago::views

@@ -1,0 +1,41 @@
+// Workload page of the property editor: the transformer's shape, the MoE block, batch, precision
+// and the training length. Emits through the EditSink as Intent::Workload.
+#pragma once
+
+#include "propertyeditorpage.h"
+
+#include <vector>
+
+namespace archipelago::views {
+
+class WorkloadEditor : public PropertyEditorPage
+{
+    Q_OBJECT
+
+public:
+    explicit WorkloadEditor(EditSink* sink, QWidget* parent = nullptr);
+
+protected:
+    void loadValues() override;
+
+private:
+    struct IntBinding
+    {
+        IntField* field;
+        int core::Workload::*member; // null for an MoE field
+        int core::MoeConfig::*moeMember;
+    };
+    void propose(const core::Workload& workload, FieldRow* row);
+    void addInt(QFormLayout* form, const QString& label, const QString& toolTip, const QString& key,
+                int minimum, int maximum, int core::Workload::*member,
+                int core::MoeConfig::*moeMember = nullptr);
+
+    std::vector<IntBinding> m_ints;
+    TextField* m_name = nullptr;
+    ChoiceField* m_activation = nullptr;
+    ChoiceField* m_precision = nullptr;
+    DoubleField* m_trainTokens = nullptr;
+    QLabel* m_tokensPerIteration = nullptr;
+};
+
+} // namespace archipelago::views
