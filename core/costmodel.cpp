@@ -340,17 +340,34 @@ Evaluation evaluate(const Scenario& scenario, const Catalog& catalog)
     const bool zeroBubble =
         kind == ScheduleKind::ZeroBubbleH1 || kind == ScheduleKind::ZeroBubbleH2;
     const double pipeS = zeroBubble && pipe.periodS > 0.0 ? pipe.periodS : pipe.makespanS;
+    // What the transfers cost is what the same schedule loses to them: re-simulate with the
+    // transfers removed (all of them for the breakdown, only the DCI ones for the warning), so
+    // that the bubble left in the breakdown is the schedule's own and "exposed PP" is the
+    // transfers' share (the same attribution as a with/without comparison in a simulator).
+    const auto periodWithout = [&](auto&& keep) {
+        PipelineSpec without = spec;
+        without.recordTimeline = false;
+        for (std::size_t i = 0; i < without.sendS.size(); ++i)
+            if (!keep(i))
+                without.sendS[i] = 0.0;
+        const PipelineResult r = simulatePipeline(without);
+        if (!r.ok)
+            return pipeS;
+        return zeroBubble && r.periodS > 0.0 ? r.periodS : r.makespanS;
+    };
+    const bool anySend =
+        std::any_of(spec.sendS.begin(), spec.sendS.end(), [](double t) { return t > 0.0; });
+    const double ppExposedS =
+        anySend ? std::max(0.0, pipeS - periodWithout([](std::size_t) { return false; })) : 0.0;
     if (anyDci && !dciNotes.empty()) {
-        PipelineSpec free = spec;
-        free.sendS.assign(spec.sendS.size(), 0.0);
-        free.recordTimeline = false;
-        const PipelineResult base = simulatePipeline(free);
-        const double exposed = base.ok ? std::max(0.0, pipe.makespanS - base.makespanS) : 0.0;
+        const double dciExposedS = std::max(
+            0.0, pipeS - periodWithout([&](std::size_t i) { return !spec.sendCrossesDci[i]; }));
         for (const std::string& note : dciNotes)
             ev.warnings.push_back(
                 {"dci-exposed",
                  "stage " + note +
-                     fmt("; DCI transfers expose %.1f ms per iteration", exposed * 1e3)});
+                     fmt("; DCI transfers lengthen the pipeline by %.1f ms per iteration",
+                         dciExposedS * 1e3)});
     }
 
     // ---- data parallel and optimizer (after the pipeline drains)
@@ -380,7 +397,8 @@ Evaluation evaluate(const Scenario& scenario, const Catalog& catalog)
         bd.ppCommS += cp.pp * m;
         bd.interferenceS += cp.interference * m;
     }
-    bd.bubbleS = std::max(0.0, pipeS - busiestS);
+    bd.ppCommS += ppExposedS;
+    bd.bubbleS = std::max(0.0, pipeS - busiestS - ppExposedS);
     bd.dpCommS = dpc.exposedS;
     bd.interferenceS += dpc.interferenceS;
     bd.optimizerS = dpc.optimizerS;
