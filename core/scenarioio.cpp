@@ -74,7 +74,8 @@ void addFieldChecksAfterErrors(const Scenario& s, const Catalog& catalog, Diagno
         sink.add(std::move(d));
 }
 
-std::optional<Scenario> parseInto(std::string_view text, DiagnosticSink& sink)
+std::optional<Scenario> parseInto(std::string_view text, DiagnosticSink& sink,
+                                  std::vector<PinnedScenario>& pins)
 {
     if (text.size() > kMaxFileBytes) {
         sink.error({}, "the file is larger than " + std::to_string(kMaxFileBytes) +
@@ -107,6 +108,7 @@ std::optional<Scenario> parseInto(std::string_view text, DiagnosticSink& sink)
         root.skip("format");
         root.skip("version");
         readScenario(root, scenario);
+        readPins(root, pins);
     }
     const Catalog catalog = builtinCatalog().mergedWith(scenario.catalogOverrides);
     if (sink.hasErrors()) {
@@ -115,18 +117,22 @@ std::optional<Scenario> parseInto(std::string_view text, DiagnosticSink& sink)
     }
     for (Diagnostic& d : checkScenario(scenario, catalog, sink.file()))
         sink.add(std::move(d));
+    checkPins(pins, sink);
     if (sink.hasErrors())
         return std::nullopt;
     return scenario;
 }
 
-LoadResult finish(std::optional<Scenario> scenario, DiagnosticSink& sink)
+LoadResult finish(std::optional<Scenario> scenario, DiagnosticSink& sink,
+                  std::vector<PinnedScenario> pins = {})
 {
     LoadResult result;
     result.errors = sink.takeErrors();
     result.warnings = sink.takeWarnings();
-    if (result.errors.empty())
+    if (result.errors.empty()) {
         result.scenario = std::move(scenario);
+        result.pins = std::move(pins);
+    }
     return result;
 }
 
@@ -148,15 +154,16 @@ LoadResult parseScenario(std::string_view text, const std::string& fileName)
 {
     DiagnosticSink sink(fileName);
     std::optional<Scenario> scenario;
+    std::vector<PinnedScenario> pins;
     try {
-        scenario = parseInto(text, sink);
+        scenario = parseInto(text, sink, pins);
     } catch (const std::exception& ex) {
         // Only memory exhaustion can get here (the readers do not throw); no exception
         // crosses the layer boundary.
         sink.error({}, std::string("could not read the scenario: ") + ex.what());
         scenario.reset();
     }
-    return finish(std::move(scenario), sink);
+    return finish(std::move(scenario), sink, std::move(pins));
 }
 
 LoadResult loadScenarioFile(const std::string& path)

@@ -29,9 +29,21 @@ struct Diagnostic
     bool operator==(const Diagnostic&) const = default;
 };
 
+// A design point pinned for comparison, saved with the document in the top-level "pins" array
+// (docs/scenario-format.md, "Pinned design points").
+struct PinnedScenario
+{
+    std::string name;
+    std::string color;                  // "#rrggbb", or "" for the program's choice
+    Scenario scenario;
+
+    bool operator==(const PinnedScenario&) const = default;
+};
+
 struct LoadResult
 {
     std::optional<Scenario> scenario;   // set when there are no errors
+    std::vector<PinnedScenario> pins;   // the file's pinned design points, in order
     std::vector<Diagnostic> errors;
     std::vector<Diagnostic> warnings;   // unknown keys, semantic warnings
     bool ok() const { return scenario.has_value() && errors.empty(); }
@@ -47,6 +59,9 @@ LoadResult loadScenarioFile(const std::string& path);
 
 // Exact round trip: parseScenario(serializeScenario(s)) == s.
 std::string serializeScenario(const Scenario& scenario);
+// The same with pinned design points (no "pins" key when `pins` is empty); the round trip
+// restores both the scenario and the pins exactly.
+std::string serializeScenario(const Scenario& scenario, const std::vector<PinnedScenario>& pins);
 
 // Semantic checks on a parsed scenario against a catalog (degrees multiply to the GPU count,
 // divide layers/heads/batch, TP larger than a scale-up domain warns, links join existing

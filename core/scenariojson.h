@@ -4,6 +4,7 @@
 
 #include "objectreader.h"
 #include "scenario.h"
+#include "scenarioio.h"
 
 namespace archipelago::core {
 
@@ -12,6 +13,13 @@ namespace archipelago::core {
 // by checkScenario.
 void readScenario(ObjectReader& root, Scenario& out);
 Json scenarioToJson(const Scenario& scenario);
+
+// The top-level "pins" array: each pin's scenario is a full scenario object without format and
+// version (scenariopins.cpp). Reading checks types only; checkPins checks each pin's scenario
+// as a whole, with pointers under /pins/N/scenario.
+void readPins(ObjectReader& root, std::vector<PinnedScenario>& out);
+void checkPins(const std::vector<PinnedScenario>& pins, DiagnosticSink& sink);
+Json pinsToJson(const std::vector<PinnedScenario>& pins);
 
 // Reads the five catalog arrays of `reader` (the scenario's "catalog" or a catalog document).
 // Catalog entries are checked here, ranges included: they are not edited in the GUI.

@@ -88,6 +88,10 @@ private slots:
     void loadFileErrors();
     void checkScenarioSurvivesHostileValues();
     void diagnosticToString();
+    void pinsRoundTrip();
+    void pinsErrorsNameThePin_data();
+    void pinsErrorsNameThePin();
+    void pinsUnknownKeysWarn();
 };
 
 void TestScenarioIo::builtinCatalogParses()
@@ -516,6 +520,88 @@ void TestScenarioIo::diagnosticToString()
              std::string("a.json: warning: /topology/dci_links/0/b: no datacenter with id 9"));
     d.pointer.clear();
     QCOMPARE(d.toString(), std::string("a.json: warning: no datacenter with id 9"));
+}
+
+namespace {
+
+std::vector<core::PinnedScenario> twoPins()
+{
+    core::PinnedScenario a{"PP inside a building", "#1f77b4", tests::multiDcScenario()};
+    core::PinnedScenario b{"Pin 2 \u00e9", "", tests::multiDcScenario()};
+    b.scenario.name = "variant";
+    b.scenario.topology.links.front().distanceKm = 23.456789;
+    return {a, b};
+}
+
+} // namespace
+
+void TestScenarioIo::pinsRoundTrip()
+{
+    const core::Scenario s = tests::multiDcScenario();
+    const std::vector<core::PinnedScenario> pins = twoPins();
+    const std::string text = core::serializeScenario(s, pins);
+    const core::LoadResult r = core::parseScenario(text, "pins.json");
+    QVERIFY2(r.ok(), qPrintable(joined(r.errors)));
+    QVERIFY2(r.warnings.empty(), qPrintable(joined(r.warnings)));
+    QVERIFY(*r.scenario == s);
+    QVERIFY(r.pins == pins);
+    QCOMPARE(core::serializeScenario(*r.scenario, r.pins), text);
+    // Without pins the file is exactly what it was before pins existed.
+    QCOMPARE(core::serializeScenario(s, {}), core::serializeScenario(s));
+    const Json doc = Json::parse(text);
+    QVERIFY(!doc["pins"][0]["scenario"].contains("format"));
+    QVERIFY(!doc["pins"][0]["scenario"].contains("version"));
+    QVERIFY(core::parseScenario(core::serializeScenario(s), "none.json").pins.empty());
+}
+
+void TestScenarioIo::pinsErrorsNameThePin_data()
+{
+    QTest::addColumn<QString>("pointer");
+    QTest::addColumn<QString>("json");
+    QTest::addColumn<QString>("expected");
+    QTest::newRow("type") << "/pins/1/scenario/parallelism/tp"
+                          << R"("eight")"
+                          << "/pins/1/scenario/parallelism/tp";
+    QTest::newRow("semantic") << "/pins/0/scenario/parallelism/tp"
+                              << "3"
+                              << "/pins/0/scenario/parallelism/tp";
+    QTest::newRow("colour") << "/pins/0/color"
+                            << R"("red")"
+                            << "/pins/0/color";
+    QTest::newRow("no name") << "/pins/0/name" << QString() << "/pins/0/name";
+    QTest::newRow("no scenario") << "/pins/1/scenario" << QString() << "/pins/1/scenario";
+    QTest::newRow("not an array") << "/pins"
+                                  << "{}"
+                                  << "/pins";
+}
+
+void TestScenarioIo::pinsErrorsNameThePin()
+{
+    QFETCH(QString, pointer);
+    QFETCH(QString, json);
+    QFETCH(QString, expected);
+    Json doc = Json::parse(core::serializeScenario(tests::multiDcScenario(), twoPins()));
+    const Json::json_pointer ptr(pointer.toStdString());
+    if (json.isNull())
+        doc.at(ptr.parent_pointer()).erase(ptr.back());
+    else
+        doc[ptr] = Json::parse(json.toStdString());
+    const core::LoadResult r = core::parseScenario(doc.dump(), "pins.json");
+    QVERIFY(!r.ok());
+    QVERIFY(r.pins.empty());
+    QVERIFY2(hasPointer(r.errors, expected), qPrintable(joined(r.errors)));
+}
+
+void TestScenarioIo::pinsUnknownKeysWarn()
+{
+    Json doc = Json::parse(core::serializeScenario(tests::multiDcScenario(), twoPins()));
+    doc["pins"][0]["scenario"]["format"] = "archipelago-scenario";
+    doc["pins"][1]["note"] = "x";
+    const core::LoadResult r = core::parseScenario(doc.dump(), "pins.json");
+    QVERIFY2(r.ok(), qPrintable(joined(r.errors)));
+    QVERIFY(hasPointer(r.warnings, "/pins/0/scenario/format"));
+    QVERIFY(hasPointer(r.warnings, "/pins/1/note"));
+    QVERIFY(r.pins == twoPins());
 }
 
 QTEST_GUILESS_MAIN(TestScenarioIo)

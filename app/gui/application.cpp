@@ -4,10 +4,12 @@
 #include "presetlibrary.h"
 #include "prompts.h"
 #include "screenshot.h"
+#include "topologycanvas.h"
 
 #include <QApplication>
 #include <QCommandLineParser>
 #include <QRegularExpression>
+#include <QTimer>
 
 #include <cstdio>
 
@@ -91,8 +93,12 @@ int runInteractive(QApplication& application, const Arguments& arguments)
     window.restoreLayout();
     window.show();
     // A file that cannot be opened has been reported; the default scenario takes its place.
-    if (arguments.scenario.isEmpty() || !window.openFile(arguments.scenario))
+    if (arguments.scenario.isEmpty() || !window.openFile(arguments.scenario)) {
         window.newDocument();
+        window.offerUntitledRecovery();
+    }
+    // The canvas fits the topology once the window has its final size.
+    QTimer::singleShot(0, &window, [&window] { window.topologyCanvas()->fitToView(); });
     return application.exec();
 }
 

@@ -19,13 +19,23 @@ struct ChangeEvent
         Hardware,    // accelerator, fabric, link technology or capacity
         Placement,   // shards, rank order, layers per stage
         Schedule,    // pipeline schedule
-        Look         // canvas positions and other presentation: never affects cost
+        Look,        // canvas positions and other presentation: never affects cost
+        Pins         // pinned design points added, removed or renamed: never affects cost
     };
 
     Kind kind = Kind::Structure;
     core::Id objectId = -1; // the datacenter or link touched, when there is one
 
-    bool affectsCost() const { return kind != Kind::Look; }
+    bool affectsCost() const { return kind != Kind::Look && kind != Kind::Pins; }
+    // The event for two changes made as one step (a macro): the same kind when they agree,
+    // otherwise Structure (or Look + Look); the object only when both name the same one.
+    ChangeEvent mergedWith(const ChangeEvent& other) const
+    {
+        ChangeEvent merged;
+        merged.kind = kind == other.kind ? kind : Kind::Structure;
+        merged.objectId = objectId == other.objectId ? objectId : -1;
+        return merged;
+    }
     bool operator==(const ChangeEvent&) const = default;
 };
 

@@ -82,22 +82,42 @@ std::vector<core::Diagnostic> Document::load(const QString& path, LoadMode mode)
         return result.errors;
     }
     m_loadWarnings = std::move(result.warnings);
-    reset(std::move(*result.scenario), mode == LoadMode::Open ? path : QString());
+    reset(std::move(*result.scenario), mode == LoadMode::Open ? path : QString(),
+          std::move(result.pins));
     return {};
 }
 
-void Document::reset(core::Scenario scenario, const QString& fileName)
+std::vector<core::Diagnostic> Document::recover(const QString& autosavePath,
+                                                const QString& fileName)
+{
+    std::vector<core::Diagnostic> errors = load(autosavePath, LoadMode::Template);
+    if (!errors.empty())
+        return errors;
+    setFileName(fileName);
+    m_undoStack->resetClean(); // no state of the history matches a file on disk
+    emit modifiedChanged(true);
+    return {};
+}
+
+void Document::reset(core::Scenario scenario, const QString& fileName,
+                     std::vector<core::PinnedScenario> pins)
 {
     m_undoStack->clear(); // commands refer to the old scenario's objects
     m_undoStack->setClean();
     m_scenario = std::move(scenario);
+    m_pins = std::move(pins);
     setFileName(fileName);
     emit changed({ChangeEvent::Kind::Structure});
 }
 
+std::string Document::serialized() const
+{
+    return core::serializeScenario(m_scenario, m_pins);
+}
+
 bool Document::save(const QString& path, QString* errorMessage)
 {
-    const std::string text = core::serializeScenario(m_scenario);
+    const std::string text = serialized();
     QSaveFile file(path);
     const bool written = file.open(QIODevice::WriteOnly) &&
                          file.write(text.data(), static_cast<qint64>(text.size())) ==
@@ -136,8 +156,8 @@ bool Document::setDatacenterPositions(
         moved = true;
     }
     if (moved)
-        emit changed({ChangeEvent::Kind::Look,
-                      positions.size() == 1 ? positions.front().first : core::Id{-1}});
+        notify({ChangeEvent::Kind::Look,
+                positions.size() == 1 ? positions.front().first : core::Id{-1}});
     return moved;
 }
 
@@ -161,7 +181,7 @@ std::optional<RemovedDatacenter> Document::removeDatacenter(core::Id id)
             kept.push_back(links[i]);
     }
     links = std::move(kept);
-    emit changed({ChangeEvent::Kind::Structure, id});
+    notify({ChangeEvent::Kind::Structure, id});
     return removed;
 }
 
@@ -174,7 +194,7 @@ void Document::restoreDatacenter(const RemovedDatacenter& removed)
     for (const auto& [linkIndex, link] : removed.links) // ascending: each lands where it was
         links.insert(links.begin() + static_cast<std::ptrdiff_t>(std::min(linkIndex, links.size())),
                      link);
-    emit changed({ChangeEvent::Kind::Structure, removed.datacenter.id});
+    notify({ChangeEvent::Kind::Structure, removed.datacenter.id});
 }
 
 std::optional<std::pair<std::size_t, core::DciLink>> Document::removeLink(core::Id id)
@@ -187,7 +207,7 @@ std::optional<std::pair<std::size_t, core::DciLink>> Document::removeLink(core::
     std::pair<std::size_t, core::DciLink> removed{static_cast<std::size_t>(it - links.begin()),
                                                   *it};
     links.erase(it);
-    emit changed({ChangeEvent::Kind::Structure, id});
+    notify({ChangeEvent::Kind::Structure, id});
     return removed;
 }
 
@@ -195,7 +215,57 @@ void Document::insertLink(std::size_t index, const core::DciLink& link)
 {
     auto& links = m_scenario.topology.links;
     links.insert(links.begin() + static_cast<std::ptrdiff_t>(std::min(index, links.size())), link);
-    emit changed({ChangeEvent::Kind::Structure, link.id});
+    notify({ChangeEvent::Kind::Structure, link.id});
+}
+
+void Document::insertPin(std::size_t index, const core::PinnedScenario& pin)
+{
+    m_pins.insert(m_pins.begin() + static_cast<std::ptrdiff_t>(std::min(index, m_pins.size())),
+                  pin);
+    notify({ChangeEvent::Kind::Pins});
+}
+
+std::optional<core::PinnedScenario> Document::removePin(std::size_t index)
+{
+    if (index >= m_pins.size())
+        return std::nullopt;
+    core::PinnedScenario removed = std::move(m_pins[index]);
+    m_pins.erase(m_pins.begin() + static_cast<std::ptrdiff_t>(index));
+    notify({ChangeEvent::Kind::Pins});
+    return removed;
+}
+
+bool Document::setPinName(std::size_t index, const std::string& name)
+{
+    if (index >= m_pins.size() || m_pins[index].name == name)
+        return false;
+    m_pins[index].name = name;
+    notify({ChangeEvent::Kind::Pins});
+    return true;
+}
+
+void Document::notify(const ChangeEvent& event)
+{
+    if (m_batchDepth == 0) {
+        emit changed(event);
+        return;
+    }
+    m_batched = m_batched ? m_batched->mergedWith(event) : event;
+}
+
+Document::ChangeBatch::ChangeBatch(Document* document)
+    : m_document(document)
+{
+    ++m_document->m_batchDepth;
+}
+
+Document::ChangeBatch::~ChangeBatch()
+{
+    if (--m_document->m_batchDepth > 0 || !m_document->m_batched)
+        return;
+    const ChangeEvent event = *m_document->m_batched;
+    m_document->m_batched.reset();
+    emit m_document->changed(event);
 }
 
 } // namespace archipelago::app

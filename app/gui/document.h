@@ -41,6 +41,8 @@ public:
     ~Document() override;
 
     const core::Scenario& scenario() const { return m_scenario; }
+    // Design points pinned for comparison; saved with the document ("pins" in the file).
+    const std::vector<core::PinnedScenario>& pins() const { return m_pins; }
     QString fileName() const { return m_fileName; }
     bool isUntitled() const { return m_fileName.isEmpty(); }
     // The file's name without its folder, or "Untitled".
@@ -58,8 +60,28 @@ public:
     std::vector<core::Diagnostic> load(const QString& path, LoadMode mode = LoadMode::Open);
     // Non-fatal findings of the last successful load (unknown keys, semantic warnings).
     const std::vector<core::Diagnostic>& loadWarnings() const { return m_loadWarnings; }
-    // Replaces the whole scenario and clears the history (File > New).
-    void reset(core::Scenario scenario, const QString& fileName = {});
+    // Replaces the whole scenario and the pins and clears the history (File > New).
+    void reset(core::Scenario scenario, const QString& fileName = {},
+               std::vector<core::PinnedScenario> pins = {});
+    // Loads an autosaved copy of `fileName` (empty: an untitled document): the document takes
+    // the original file name and is modified until saved.
+    std::vector<core::Diagnostic> recover(const QString& autosavePath, const QString& fileName);
+    // The file's text as save() would write it (the scenario and its pins).
+    std::string serialized() const;
+
+    // Groups the changes of one user action (a macro command): changed() is emitted once, when
+    // the outermost batch ends, with the merged event.
+    class ChangeBatch
+    {
+    public:
+        explicit ChangeBatch(Document* document);
+        ~ChangeBatch();
+        ChangeBatch(const ChangeBatch&) = delete;
+        ChangeBatch& operator=(const ChangeBatch&) = delete;
+
+    private:
+        Document* m_document;
+    };
     // Writes atomically (QSaveFile). On success the document takes the file name and is clean.
     bool save(const QString& path, QString* errorMessage = nullptr);
 
@@ -73,6 +95,9 @@ public:
     void restoreDatacenter(const RemovedDatacenter& removed);
     std::optional<std::pair<std::size_t, core::DciLink>> removeLink(core::Id id);
     void insertLink(std::size_t index, const core::DciLink& link);
+    void insertPin(std::size_t index, const core::PinnedScenario& pin);
+    std::optional<core::PinnedScenario> removePin(std::size_t index);
+    bool setPinName(std::size_t index, const std::string& name);
 
 signals:
     void changed(const archipelago::app::ChangeEvent& event);
@@ -81,8 +106,12 @@ signals:
 
 private:
     void setFileName(const QString& fileName);
+    void notify(const ChangeEvent& event);
 
     core::Scenario m_scenario;
+    std::vector<core::PinnedScenario> m_pins;
+    int m_batchDepth = 0;
+    std::optional<ChangeEvent> m_batched; // merged event of the open batch
     QString m_fileName;
     QUndoStack* m_undoStack = nullptr;
     std::vector<core::Diagnostic> m_loadWarnings;
@@ -104,7 +133,7 @@ bool Document::setValue(const FieldAccessor<Value>& field, const Value& value, C
     if (!target || *target == value)
         return false;
     *target = value;
-    emit changed(event);
+    notify(event);
     return true;
 }
 

@@ -66,18 +66,20 @@ void Evaluator::start()
     if (!m_snapshot)
         return;
     const std::uint64_t generation = m_generation;
+    std::shared_ptr<const core::Scenario> snapshot = std::move(m_snapshot);
     auto* watcher = new QFutureWatcher<core::Evaluation>(this);
     connect(watcher, &QFutureWatcher<core::Evaluation>::finished, this,
-            [this, watcher, generation] {
+            [this, watcher, generation, snapshot] {
                 --m_running;
                 watcher->deleteLater();
                 if (generation != m_generation)
                     return; // a newer request is waiting or running: this result is stale
                 m_evaluation = std::make_shared<const core::Evaluation>(watcher->result());
+                m_evaluated = snapshot;
                 emit evaluated(m_evaluation);
             });
     ++m_running;
-    watcher->setFuture(QtConcurrent::run(evaluateSafely, std::move(m_snapshot)));
+    watcher->setFuture(QtConcurrent::run(evaluateSafely, snapshot));
 }
 
 } // namespace archipelago::app

@@ -32,6 +32,8 @@ public:
 
     // The latest published evaluation, or nullptr before the first.
     std::shared_ptr<const core::Evaluation> evaluation() const { return m_evaluation; }
+    // The scenario the latest published evaluation belongs to, or nullptr before the first.
+    std::shared_ptr<const core::Scenario> evaluatedScenario() const { return m_evaluated; }
     bool isBusy() const { return m_running > 0 || m_timer.isActive(); }
     std::uint64_t generation() const { return m_generation; }
 
@@ -46,6 +48,7 @@ private:
     QTimer m_timer;
     std::shared_ptr<const core::Scenario> m_snapshot;
     std::shared_ptr<const core::Evaluation> m_evaluation;
+    std::shared_ptr<const core::Scenario> m_evaluated;
     std::uint64_t m_generation = 0; // of the latest request
     int m_running = 0;
 };

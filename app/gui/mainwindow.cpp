@@ -1,37 +1,41 @@
 #include "mainwindow.h"
 
-#include "evaluationsummary.h"
+#include "autosave.h"
+#include "editcontroller.h"
 #include "evaluator.h"
-#include "format.h"
+#include "pinevaluations.h"
 #include "presetlibrary.h"
-#include "prompts.h"
-#include "propertypanel.h"
-#include "quickedits.h"
 #include "recentfiles.h"
-#include "scenariotree.h"
 
-#include <QAction>
-#include <QApplication>
 #include <QCloseEvent>
 #include <QDir>
-#include <QDockWidget>
+#include <QDragEnterEvent>
+#include <QDropEvent>
 #include <QFileInfo>
-#include <QLabel>
-#include <QMenuBar>
-#include <QMessageBox>
+#include <QMimeData>
 #include <QRegularExpression>
 #include <QSettings>
-#include <QSplitter>
 #include <QStandardPaths>
 #include <QStatusBar>
 #include <QUndoStack>
-#include <QUndoView>
 
 namespace archipelago::app {
 
 namespace {
 
 constexpr int kStatusMessageMs = 4000;
+
+// The first local .json file among dropped URLs, or "".
+QString droppedScenario(const QMimeData* mime)
+{
+    if (!mime || !mime->hasUrls())
+        return {};
+    for (const QUrl& url : mime->urls())
+        if (url.isLocalFile() &&
+            url.toLocalFile().endsWith(QStringLiteral(".json"), Qt::CaseInsensitive))
+            return url.toLocalFile();
+    return {};
+}
 
 } // namespace
 
@@ -40,152 +44,31 @@ MainWindow::MainWindow(std::unique_ptr<Prompts> prompts, QWidget* parent)
     , m_prompts(prompts ? std::move(prompts) : std::make_unique<Prompts>())
     , m_document(new Document(this))
     , m_evaluator(new Evaluator(this))
+    , m_edits(new EditController(m_document, this))
+    , m_pinEvaluations(new PinEvaluations(this))
     , m_recent(new RecentFiles(this))
+    , m_autosave(new Autosave(m_document, this))
 {
     setObjectName(QStringLiteral("MainWindow"));
+    setAcceptDrops(true);
+    setDockNestingEnabled(true);
     createViews();
-    createFileMenu();
-    createEditMenu();
-    createViewMenu();
+    createActions();
     createStatusBar();
 
     connect(m_document, &Document::changed, this, &MainWindow::onChanged);
     connect(m_document, &Document::fileNameChanged, this, &MainWindow::updateTitle);
     connect(m_document, &Document::modifiedChanged, this, &QWidget::setWindowModified);
-    connect(m_evaluator, &Evaluator::pending, this, [this] {
-        m_summary->setPending(true);
-        statusBar()->showMessage(tr("Evaluating…"));
-    });
     connect(m_evaluator, &Evaluator::evaluated, this, &MainWindow::onEvaluated);
+    connect(m_pinEvaluations, &PinEvaluations::updated, this, &MainWindow::refreshDesignPoints);
+    connect(m_edits, &EditController::refused, this, [this](const QString& reason) {
+        statusBar()->showMessage(reason, 3 * kStatusMessageMs);
+    });
     connect(m_recent, &RecentFiles::changed, this, &MainWindow::fillRecentMenu);
     updateTitle();
 }
 
 MainWindow::~MainWindow() = default;
-
-void MainWindow::createViews()
-{
-    m_tree = new views::ScenarioTree(this);
-    m_tree->setObjectName(QStringLiteral("ScenarioTree"));
-    m_properties = new views::PropertyPanel(this);
-    m_properties->setObjectName(QStringLiteral("PropertyPanel"));
-    connect(m_tree, &views::ScenarioTree::selectedItemChanged, this,
-            [this](const views::ScenarioItem& item) {
-                m_properties->showItem(m_document->scenario(), item);
-            });
-
-    auto* splitter = new QSplitter(Qt::Horizontal, this);
-    splitter->setObjectName(QStringLiteral("CentralSplitter"));
-    splitter->addWidget(m_tree);
-    splitter->addWidget(m_properties);
-    splitter->setStretchFactor(0, 3);
-    splitter->setStretchFactor(1, 2);
-    splitter->setSizes({600, 400}); // the tree's summaries are the longer texts
-    splitter->setChildrenCollapsible(false);
-    setCentralWidget(splitter);
-
-    m_summary = new views::EvaluationSummary(this);
-    m_summary->setObjectName(QStringLiteral("EvaluationSummary"));
-    auto* evaluationDock = new QDockWidget(tr("Evaluation"), this);
-    evaluationDock->setObjectName(QStringLiteral("EvaluationDock"));
-    evaluationDock->setWidget(m_summary);
-    addDockWidget(Qt::RightDockWidgetArea, evaluationDock);
-
-    auto* historyDock = new QDockWidget(tr("Undo History"), this);
-    historyDock->setObjectName(QStringLiteral("UndoHistoryDock"));
-    auto* history = new QUndoView(m_document->undoStack(), historyDock);
-    history->setEmptyLabel(tr("<opened>"));
-    historyDock->setWidget(history);
-    addDockWidget(Qt::RightDockWidgetArea, historyDock);
-    historyDock->hide();
-}
-
-void MainWindow::createFileMenu()
-{
-    QMenu* file = menuBar()->addMenu(tr("&File"));
-    file->addAction(tr("&New"), QKeySequence::New, this, [this] { newDocument(); })
-        ->setStatusTip(tr("A new scenario based on the built-in default"));
-    file->addAction(tr("&Open…"), QKeySequence::Open, this, [this] {
-        const QString folder =
-            m_document->isUntitled()
-                ? QStandardPaths::writableLocation(QStandardPaths::DocumentsLocation)
-                : QFileInfo(m_document->fileName()).absolutePath();
-        const QString path = m_prompts->askOpenFileName(this, folder);
-        if (!path.isEmpty())
-            openFile(path);
-    });
-    m_presetMenu = file->addMenu(tr("Open &Preset"));
-    connect(m_presetMenu, &QMenu::aboutToShow, this, &MainWindow::fillPresetMenu);
-    m_recentMenu = file->addMenu(tr("Open &Recent"));
-    fillRecentMenu();
-    file->addSeparator();
-    file->addAction(tr("&Save"), QKeySequence::Save, this, [this] { save(); });
-    file->addAction(tr("Save &As…"), QKeySequence::SaveAs, this, [this] { saveAs(); });
-    file->addSeparator();
-    QAction* quit = file->addAction(tr("&Quit"), QKeySequence::Quit, this, &QWidget::close);
-    quit->setMenuRole(QAction::QuitRole);
-}
-
-void MainWindow::createEditMenu()
-{
-    QMenu* edit = menuBar()->addMenu(tr("&Edit"));
-    QAction* undo = m_document->undoStack()->createUndoAction(this, tr("&Undo"));
-    undo->setShortcuts(QKeySequence::Undo);
-    QAction* redo = m_document->undoStack()->createRedoAction(this, tr("&Redo"));
-    redo->setShortcuts(QKeySequence::Redo);
-    edit->addAction(undo);
-    edit->addAction(redo);
-    edit->addSeparator();
-    m_quickEdits = new QuickEdits(m_document, edit, this);
-}
-
-void MainWindow::createViewMenu()
-{
-    m_viewMenu = menuBar()->addMenu(tr("&View"));
-    for (QDockWidget* dock : findChildren<QDockWidget*>())
-        m_viewMenu->addAction(dock->toggleViewAction());
-}
-
-void MainWindow::createStatusBar()
-{
-    auto addField = [this] {
-        auto* label = new QLabel(this);
-        label->setContentsMargins(6, 0, 6, 0);
-        statusBar()->addPermanentWidget(label);
-        return label;
-    };
-    m_statusIteration = addField();
-    m_statusMfu = addField();
-    m_statusBubble = addField();
-    m_statusMemory = addField();
-    m_statusCapex = addField();
-}
-
-void MainWindow::fillPresetMenu()
-{
-    m_presetMenu->clear();
-    for (const PresetLibrary::Preset& preset : PresetLibrary::presets()) {
-        QAction* action = m_presetMenu->addAction(preset.title, this,
-                                                  [this, path = preset.path] { openPreset(path); });
-        action->setStatusTip(preset.path);
-    }
-    if (m_presetMenu->isEmpty())
-        m_presetMenu->addAction(tr("No presets found"))->setEnabled(false);
-}
-
-void MainWindow::fillRecentMenu()
-{
-    m_recentMenu->clear();
-    const QStringList files = m_recent->files();
-    for (int i = 0; i < files.size(); ++i) {
-        const QString& path = files.at(i);
-        const QString text = QStringLiteral("&%1 %2").arg(i + 1).arg(QFileInfo(path).fileName());
-        m_recentMenu->addAction(text, this, [this, path] { openFile(path); })->setStatusTip(path);
-    }
-    m_recentMenu->addSeparator();
-    QAction* clear = m_recentMenu->addAction(tr("Clear Menu"), m_recent, &RecentFiles::clear);
-    clear->setEnabled(!files.isEmpty());
-}
 
 bool MainWindow::newDocument()
 {
@@ -194,12 +77,41 @@ bool MainWindow::newDocument()
 
 bool MainWindow::openFile(const QString& path)
 {
-    return maybeSave() && load(path, Document::LoadMode::Open);
+    if (!maybeSave() || !load(path, Document::LoadMode::Open))
+        return false;
+    offerRecovery(path);
+    return true;
 }
 
 bool MainWindow::openPreset(const QString& path)
 {
     return maybeSave() && load(path, Document::LoadMode::Template);
+}
+
+bool MainWindow::offerUntitledRecovery()
+{
+    return offerRecovery({});
+}
+
+bool MainWindow::offerRecovery(const QString& fileName)
+{
+    const QString copy = Autosave::recoverablePath(fileName);
+    if (copy.isEmpty())
+        return false;
+    const QString name = fileName.isEmpty() ? tr("Untitled") : QFileInfo(fileName).fileName();
+    if (!m_prompts->askRecover(this, name, QFileInfo(copy).lastModified())) {
+        QFile::remove(copy); // declined: do not ask again
+        return false;
+    }
+    const std::vector<core::Diagnostic> errors = m_document->recover(copy, fileName);
+    if (!errors.empty()) {
+        m_prompts->showLoadErrors(this, copy, errors);
+        return false;
+    }
+    statusBar()->showMessage(tr("Recovered the autosaved changes of %1").arg(name),
+                             kStatusMessageMs);
+    updateTitle();
+    return true;
 }
 
 bool MainWindow::load(const QString& path, Document::LoadMode mode)
@@ -268,6 +180,7 @@ bool MainWindow::maybeSave()
     case Prompts::SaveChoice::Save:
         return save();
     case Prompts::SaveChoice::Discard:
+        m_autosave->discard();
         return true;
     case Prompts::SaveChoice::Cancel:
         return false;
@@ -287,45 +200,36 @@ void MainWindow::closeEvent(QCloseEvent* event)
     event->accept();
 }
 
+void MainWindow::dragEnterEvent(QDragEnterEvent* event)
+{
+    if (!droppedScenario(event->mimeData()).isEmpty())
+        event->acceptProposedAction();
+}
+
+void MainWindow::dropEvent(QDropEvent* event)
+{
+    const QString path = droppedScenario(event->mimeData());
+    if (path.isEmpty())
+        return;
+    event->acceptProposedAction();
+    openFile(path);
+}
+
 void MainWindow::restoreLayout()
 {
     const QSettings settings;
     if (!restoreGeometry(settings.value(QStringLiteral("mainWindow/geometry")).toByteArray()))
-        resize(1400, 900);
+        resize(1600, 1000);
     restoreState(settings.value(QStringLiteral("mainWindow/state")).toByteArray());
 }
 
-void MainWindow::onChanged(const ChangeEvent& event)
+void MainWindow::pinCurrent()
 {
-    // Positions are not in the tree: a look change only refreshes the property rows.
-    if (event.kind == ChangeEvent::Kind::Look)
-        m_properties->showItem(m_document->scenario(), m_tree->selectedItem());
-    else
-        m_tree->setScenario(m_document->scenario());
-    if (event.affectsCost())
-        m_evaluator->request(m_document->scenario());
-    updateTitle();
-    m_quickEdits->update();
-}
-
-void MainWindow::onEvaluated(const std::shared_ptr<const core::Evaluation>& evaluation)
-{
-    const core::Evaluation& e = *evaluation;
-    m_summary->setEvaluation(e);
-    statusBar()->clearMessage();
-    const QString none = QStringLiteral("—");
-    m_statusIteration->setText(
-        tr("Iteration %1").arg(e.ok ? views::formatSeconds(e.iterationTimeS) : none));
-    m_statusMfu->setText(tr("MFU %1").arg(e.ok ? views::formatPercent(e.mfu) : none));
-    m_statusBubble->setText(tr("Bubble %1").arg(e.ok ? views::formatPercent(e.bubbleRatio) : none));
-    m_statusMemory->setText(e.ok ? tr("Memory %1 / %2 %3")
-                                       .arg(views::formatGib(e.memoryPeakGib),
-                                            views::formatGib(e.hbmGib),
-                                            e.fitsInMemory ? tr("(fits)") : tr("(OUT OF MEMORY)"))
-                                 : tr("Memory %1").arg(none));
-    m_statusMemory->setStyleSheet(e.ok && !e.fitsInMemory ? QStringLiteral("color: #c62828")
-                                                          : QString());
-    m_statusCapex->setText(tr("Network %1").arg(views::formatUsd(e.networkCapexUsd)));
+    const core::Scenario& scenario = m_document->scenario();
+    // Reuse the published evaluation when it belongs to this very scenario.
+    if (m_evaluator->evaluatedScenario() && *m_evaluator->evaluatedScenario() == scenario)
+        m_pinEvaluations->seed(scenario, m_evaluator->evaluation());
+    m_edits->pin(scenario);
 }
 
 void MainWindow::updateTitle()

@@ -6,9 +6,11 @@
 
 namespace archipelago::app {
 
-MoveDatacenters::MoveDatacenters(Document* document, std::vector<Move> moves, QUndoCommand* parent)
+MoveDatacenters::MoveDatacenters(Document* document, std::vector<Move> moves, int dragId,
+                                 QUndoCommand* parent)
     : QUndoCommand(parent)
     , m_document(document)
+    , m_dragId(dragId)
 {
     setText(moves.size() == 1
                 ? QCoreApplication::translate("Commands", "Move Datacenter")
@@ -44,7 +46,8 @@ bool MoveDatacenters::mergeWith(const QUndoCommand* other)
 {
     // Only the same selection merges: a drag of the same datacenters, step after step.
     const auto* next = static_cast<const MoveDatacenters*>(other);
-    if (next->m_document != m_document || next->m_to.size() != m_to.size())
+    if (next->m_document != m_document || next->m_dragId != m_dragId ||
+        next->m_to.size() != m_to.size())
         return false;
     for (std::size_t i = 0; i < m_to.size(); ++i)
         if (next->m_to[i].first != m_to[i].first)

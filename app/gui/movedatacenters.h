@@ -20,7 +20,10 @@ public:
         double y = 0.0;
     };
 
-    MoveDatacenters(Document* document, std::vector<Move> moves, QUndoCommand* parent = nullptr);
+    // Moves with the same `dragId` (>= 0) merge: the steps of one canvas drag. With dragId -1,
+    // successive moves of the same datacenters merge.
+    MoveDatacenters(Document* document, std::vector<Move> moves, int dragId = -1,
+                    QUndoCommand* parent = nullptr);
 
     void undo() override;
     void redo() override;
@@ -31,6 +34,7 @@ private:
     using Positions = std::vector<std::pair<core::Id, std::pair<double, double>>>;
 
     Document* m_document;
+    int m_dragId = -1;
     Positions m_from;
     Positions m_to;
 };

@@ -3,6 +3,7 @@
 #include "diagnosticsdialog.h"
 
 #include <QFileDialog>
+#include <QLocale>
 #include <QMessageBox>
 #include <QStringList>
 
@@ -56,6 +57,18 @@ void Prompts::showLoadErrors(QWidget* parent, const QString& path,
 void Prompts::showError(QWidget* parent, const QString& title, const QString& message)
 {
     QMessageBox::critical(parent, title, message);
+}
+
+bool Prompts::askRecover(QWidget* parent, const QString& documentName, const QDateTime& when)
+{
+    QMessageBox box(QMessageBox::Question, QObject::tr("Recover Unsaved Changes"),
+                    QObject::tr("Archipelago did not close normally. An autosaved copy of “%1” "
+                                "from %2 is newer than the file.")
+                        .arg(documentName, QLocale().toString(when, QLocale::ShortFormat)),
+                    QMessageBox::Yes | QMessageBox::No, parent);
+    box.setInformativeText(QObject::tr("Recover the autosaved changes?"));
+    box.setDefaultButton(QMessageBox::Yes);
+    return box.exec() == QMessageBox::Yes;
 }
 
 Prompts::SaveChoice SilentPrompts::askSaveChanges(QWidget*, const QString&)

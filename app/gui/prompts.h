@@ -4,6 +4,7 @@
 
 #include "scenarioio.h"
 
+#include <QDateTime>
 #include <QStringList>
 
 #include <vector>
@@ -31,6 +32,8 @@ public:
     virtual void showLoadErrors(QWidget* parent, const QString& path,
                                 const std::vector<core::Diagnostic>& errors);
     virtual void showError(QWidget* parent, const QString& title, const QString& message);
+    // An autosaved copy of `documentName` from `when` is newer than the file: recover it?
+    virtual bool askRecover(QWidget* parent, const QString& documentName, const QDateTime& when);
 };
 
 // Answers without asking: discard changes, cancel file dialogs (or answer Save As with
@@ -44,10 +47,17 @@ public:
     void showLoadErrors(QWidget*, const QString& path,
                         const std::vector<core::Diagnostic>& errors) override;
     void showError(QWidget*, const QString& title, const QString& message) override;
+    bool askRecover(QWidget*, const QString&, const QDateTime&) override
+    {
+        ++recoverQuestions;
+        return recover;
+    }
 
     SaveChoice saveChoice = SaveChoice::Discard;
     QString saveAsPath; // the answer to "Save As"; empty cancels
     int saveQuestions = 0;
+    bool recover = false; // the answer to "recover the autosaved copy?"
+    int recoverQuestions = 0;
     QStringList errors; // one line per diagnostic or error shown
 };
 

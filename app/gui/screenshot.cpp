@@ -2,8 +2,11 @@
 
 #include "evaluator.h"
 #include "mainwindow.h"
+#include "pinevaluations.h"
+#include "topologycanvas.h"
 
 #include <QApplication>
+#include <QElapsedTimer>
 #include <QEventLoop>
 #include <QImageWriter>
 #include <QPixmap>
@@ -48,7 +51,14 @@ int takeScreenshot(MainWindow& window, const ScreenshotOptions& options)
         printError(QStringLiteral("the evaluation did not finish within %1 s; rendering the "
                                   "window without it")
                        .arg(options.evaluationTimeoutMs / 1000));
-    // Let layouts and pending paints settle before grabbing.
+    // The pins' evaluations run beside the current one; the plots show them when they are in.
+    QElapsedTimer pins;
+    pins.start();
+    while (window.pinEvaluations()->isBusy() && pins.elapsed() < options.evaluationTimeoutMs)
+        QApplication::processEvents(QEventLoop::WaitForMoreEvents, 20);
+    // Let layouts and pending paints settle, then fit the canvas to its final size.
+    QApplication::processEvents();
+    window.topologyCanvas()->fitToView();
     QApplication::processEvents();
     const QPixmap pixmap = window.grab();
     if (pixmap.isNull()) {

@@ -58,7 +58,8 @@ core::Scenario SetPipelineParallel::withPipelineParallel(const core::Scenario& s
 }
 
 SetPipelineParallel::SetPipelineParallel(Document* document, int pp, QUndoCommand* parent)
-    : QUndoCommand(QCoreApplication::translate("Commands", "Set Pipeline Parallel to %1").arg(pp),
+    : MacroCommand(document,
+                   QCoreApplication::translate("Commands", "Set Pipeline Parallel to %1").arg(pp),
                    parent)
 {
     const core::Scenario next = withPipelineParallel(document->scenario(), pp);

@@ -6,11 +6,11 @@
 
 #include "document.h"
 
-#include <QUndoCommand>
+#include "macrocommand.h"
 
 namespace archipelago::app {
 
-class SetPipelineParallel : public QUndoCommand
+class SetPipelineParallel : public MacroCommand
 {
 public:
     SetPipelineParallel(Document* document, int pp, QUndoCommand* parent = nullptr);

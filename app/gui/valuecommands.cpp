@@ -75,6 +75,13 @@ SetDatacenter::SetDatacenter(Document* document, core::Datacenter datacenter, QU
                   byId(&core::Topology::datacenters, datacenter.id), datacenter, parent)
 {}
 
+SetScenario::SetScenario(Document* document, core::Scenario scenario, const QString& text,
+                         QUndoCommand* parent)
+    : ChangeValue(
+          document, text, {Kind::Structure}, [](core::Scenario& s) { return &s; },
+          std::move(scenario), parent)
+{}
+
 SetLink::SetLink(Document* document, core::DciLink link, QUndoCommand* parent)
     : ChangeValue(document, tr("Change DCI Link"), {Kind::Hardware, link.id},
                   byId(&core::Topology::links, link.id), link, parent)

@@ -40,6 +40,14 @@ public:
     SetDatacenter(Document* document, core::Datacenter datacenter, QUndoCommand* parent = nullptr);
 };
 
+// Replaces the whole scenario (restoring a pinned design point): a structural change.
+class SetScenario : public ChangeValue<core::Scenario>
+{
+public:
+    SetScenario(Document* document, core::Scenario scenario, const QString& text,
+                QUndoCommand* parent = nullptr);
+};
+
 // Replaces the DCI link with the same id (capacity, distance, technology: hardware).
 class SetLink : public ChangeValue<core::DciLink>
 {

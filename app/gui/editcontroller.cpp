@@ -1,0 +1,258 @@
+#include "editcontroller.h"
+
+#include "document.h"
+#include "movedatacenters.h"
+#include "pincommands.h"
+#include "placementrepair.h"
+#include "scenarioedit.h"
+#include "setpipelineparallel.h"
+#include "topologyedits.h"
+#include "valuecommands.h"
+
+#include <QUndoStack>
+
+#include <array>
+
+namespace archipelago::app {
+
+namespace {
+
+// Distinct on light and dark backgrounds (Tableau 10); the current point is drawn in its own
+// colour by the plots, so pins start with the second.
+constexpr std::array<const char*, 8> kPinPalette{"#ff7f0e", "#2ca02c", "#d62728", "#9467bd",
+                                                 "#8c564b", "#e377c2", "#17becf", "#bcbd22"};
+
+} // namespace
+
+EditController::EditController(Document* document, QObject* parent)
+    : QObject(parent)
+    , m_document(document)
+{}
+
+bool EditController::refuse(const QString& reason)
+{
+    emit refused(reason);
+    return false;
+}
+
+bool EditController::apply(const core::Scenario& target, const QString& text, bool repairPlacement)
+{
+    const core::Scenario& current = m_document->scenario();
+    if (target == current)
+        return true;
+    const ValidatedEdit edit = validateEdit(target, current, repairPlacement);
+    if (!edit.scenario)
+        return refuse(tr("%1 refused: %2").arg(text, edit.reason));
+    if (std::unique_ptr<QUndoCommand> command = makeScenarioEdit(m_document, *edit.scenario, text))
+        m_document->undoStack()->push(command.release());
+    return true;
+}
+
+bool EditController::setWorkload(const core::Workload& workload)
+{
+    core::Scenario next = m_document->scenario();
+    next.workload = workload;
+    return apply(next, tr("Change Workload"), true);
+}
+
+bool EditController::setParallelism(const core::Parallelism& parallelism)
+{
+    core::Scenario next = m_document->scenario();
+    next.parallelism = parallelism;
+    return apply(next, tr("Change Parallelism"), true);
+}
+
+bool EditController::setParallelismAndPlacement(const core::Parallelism& parallelism,
+                                                const core::Placement& placement)
+{
+    core::Scenario next = m_document->scenario();
+    next.parallelism = parallelism;
+    next.placement = placement;
+    return apply(next, tr("Change Parallelism"), true);
+}
+
+bool EditController::setPlacement(const core::Placement& placement)
+{
+    core::Scenario next = m_document->scenario();
+    next.placement = placement;
+    return apply(next, tr("Change Placement"), false);
+}
+
+bool EditController::setSchedule(const core::Schedule& schedule)
+{
+    core::Scenario next = m_document->scenario();
+    next.schedule = schedule;
+    return apply(next, tr("Change Schedule"), false);
+}
+
+bool EditController::setDatacenters(const QList<core::Datacenter>& datacenters)
+{
+    core::Scenario next = m_document->scenario();
+    for (const core::Datacenter& edited : datacenters)
+        for (core::Datacenter& dc : next.topology.datacenters)
+            if (dc.id == edited.id)
+                dc = edited;
+    return apply(next,
+                 datacenters.size() == 1 ? tr("Change Datacenter")
+                                         : tr("Change %1 Datacenters").arg(datacenters.size()),
+                 true);
+}
+
+bool EditController::setDatacentersAndPlacement(const QList<core::Datacenter>& datacenters,
+                                                const core::Placement& placement)
+{
+    core::Scenario next = m_document->scenario();
+    for (const core::Datacenter& edited : datacenters)
+        for (core::Datacenter& dc : next.topology.datacenters)
+            if (dc.id == edited.id)
+                dc = edited;
+    next.placement = placement;
+    return apply(next, tr("Change Datacenters"), true);
+}
+
+bool EditController::setLinks(const QList<core::DciLink>& links)
+{
+    core::Scenario next = m_document->scenario();
+    for (const core::DciLink& edited : links)
+        for (core::DciLink& link : next.topology.links)
+            if (link.id == edited.id)
+                link = edited;
+    return apply(next,
+                 links.size() == 1 ? tr("Change DCI Link")
+                                   : tr("Change %1 DCI Links").arg(links.size()),
+                 false);
+}
+
+bool EditController::setPipelineParallel(int pp)
+{
+    const core::Scenario next =
+        SetPipelineParallel::withPipelineParallel(m_document->scenario(), pp);
+    return apply(next, tr("Set Pipeline Parallel to %1").arg(pp), true);
+}
+
+bool EditController::setLayersPerStage(const std::vector<int>& layersPerStage)
+{
+    core::Placement placement = m_document->scenario().placement;
+    placement.layersPerStage = layersPerStage;
+    core::Scenario next = m_document->scenario();
+    next.placement = placement;
+    return apply(next, tr("Move Stage Boundary"), false);
+}
+
+bool EditController::setStageDatacenter(int shardIndex, int stage, core::Id datacenter)
+{
+    core::Scenario next = m_document->scenario();
+    next.placement.shards = core::effectiveShards(next);
+    if (shardIndex < 0 || static_cast<std::size_t>(shardIndex) >= next.placement.shards.size())
+        return refuse(tr("No shard %1 in the placement").arg(shardIndex));
+    auto& stages = next.placement.shards[static_cast<std::size_t>(shardIndex)].stageDatacenters;
+    if (stage < 0 || static_cast<std::size_t>(stage) >= stages.size())
+        return refuse(tr("No stage %1 in shard %2").arg(stage).arg(shardIndex));
+    stages[static_cast<std::size_t>(stage)] = datacenter;
+    return apply(next, tr("Move Stage %1").arg(stage), false);
+}
+
+void EditController::moveDatacenters(const QList<core::Id>& ids, const QList<QPointF>& positions,
+                                     int dragId)
+{
+    std::vector<MoveDatacenters::Move> moves;
+    for (qsizetype i = 0; i < ids.size() && i < positions.size(); ++i)
+        moves.push_back({ids[i], positions[i].x(), positions[i].y()});
+    m_document->undoStack()->push(new MoveDatacenters(m_document, std::move(moves), dragId));
+}
+
+bool EditController::addDatacenter(QPointF position, core::Id templateId)
+{
+    return apply(TopologyEdits::withDatacenterAdded(m_document->scenario(), position.x(),
+                                                    position.y(), templateId),
+                 tr("Add Datacenter"), true);
+}
+
+bool EditController::addPod(core::Id datacenter)
+{
+    return apply(TopologyEdits::withPodAdded(m_document->scenario(), datacenter), tr("Add Pod"),
+                 true);
+}
+
+bool EditController::connectDatacenters(core::Id a, core::Id b)
+{
+    if (a == b)
+        return refuse(tr("A DCI link joins two different datacenters"));
+    return apply(TopologyEdits::withLinkAdded(m_document->scenario(), a, b), tr("Add DCI Link"),
+                 false);
+}
+
+bool EditController::remove(const QList<core::Id>& datacenters, const QList<core::Id>& links,
+                            const QList<core::Id>& pods)
+{
+    const int count = static_cast<int>(datacenters.size() + links.size() + pods.size());
+    if (count == 0)
+        return true;
+    return apply(TopologyEdits::withRemoved(m_document->scenario(), datacenters, links, pods),
+                 tr("Remove %n Object(s)", nullptr, count), true);
+}
+
+QColor EditController::pinColor(const core::PinnedScenario& pin, int index)
+{
+    const QColor own(QString::fromStdString(pin.color));
+    if (!pin.color.empty() && own.isValid())
+        return own;
+    return QColor(QLatin1String(kPinPalette[static_cast<std::size_t>(index) % kPinPalette.size()]));
+}
+
+void EditController::pin(const core::Scenario& scenario, QString name, QColor color)
+{
+    const std::vector<core::PinnedScenario>& pins = m_document->pins();
+    auto used = [&pins](const std::string& text, bool byColor) {
+        return std::any_of(pins.begin(), pins.end(), [&](const core::PinnedScenario& p) {
+            return (byColor ? p.color : p.name) == text;
+        });
+    };
+    if (name.trimmed().isEmpty())
+        for (std::size_t n = pins.size() + 1; name.isEmpty(); ++n)
+            if (!used(tr("Pin %1").arg(n).toStdString(), false))
+                name = tr("Pin %1").arg(n);
+    if (!color.isValid()) {
+        color = QColor(QLatin1String(kPinPalette[pins.size() % kPinPalette.size()]));
+        for (const char* candidate : kPinPalette)
+            if (!used(candidate, true)) {
+                color = QColor(QLatin1String(candidate));
+                break;
+            }
+    }
+    core::PinnedScenario pinned{name.trimmed().toStdString(),
+                                color.name(QColor::HexRgb).toStdString(), scenario};
+    m_document->undoStack()->push(new AddPin(m_document, std::move(pinned)));
+}
+
+void EditController::removePin(int index)
+{
+    if (index >= 0)
+        m_document->undoStack()->push(new RemovePin(m_document, static_cast<std::size_t>(index)));
+}
+
+void EditController::renamePin(int index, const QString& name)
+{
+    if (index >= 0 && !name.trimmed().isEmpty())
+        m_document->undoStack()->push(new RenamePin(m_document, static_cast<std::size_t>(index),
+                                                    name.trimmed().toStdString()));
+}
+
+bool EditController::restorePin(int index)
+{
+    if (index < 0 || static_cast<std::size_t>(index) >= m_document->pins().size())
+        return refuse(tr("No pin %1").arg(index + 1));
+    const core::PinnedScenario& pin = m_document->pins()[static_cast<std::size_t>(index)];
+    if (pin.scenario == m_document->scenario())
+        return true;
+    // A pin passed the same validation when it was loaded or pinned; check again all the same.
+    const ValidatedEdit edit = validateEdit(pin.scenario, m_document->scenario(), false);
+    if (!edit.scenario)
+        return refuse(
+            tr("Cannot restore “%1”: %2").arg(QString::fromStdString(pin.name), edit.reason));
+    m_document->undoStack()->push(new SetScenario(
+        m_document, pin.scenario, tr("Restore “%1”").arg(QString::fromStdString(pin.name))));
+    return true;
+}
+
+} // namespace archipelago::app

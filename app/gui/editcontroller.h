@@ -1,0 +1,69 @@
+// Turns the views' intents into undo commands on the Document (STYLE.md: views never see the
+// document). Every edit is built as the scenario it would produce, validated with the loader's
+// checks (placementrepair.h) and pushed as one step (scenarioedit.h); an edit that would leave
+// the document invalid is refused: nothing is pushed and refused() says why.
+#pragma once
+
+#include "scenario.h"
+#include "scenarioio.h"
+
+#include <QColor>
+#include <QList>
+#include <QObject>
+#include <QPointF>
+
+namespace archipelago::app {
+
+class Document;
+
+class EditController : public QObject
+{
+    Q_OBJECT
+
+public:
+    explicit EditController(Document* document, QObject* parent = nullptr);
+
+    Document* document() const { return m_document; }
+
+    // Each returns true when the edit was applied (or changed nothing), false when refused.
+    bool apply(const core::Scenario& target, const QString& text, bool repairPlacement);
+    bool setWorkload(const core::Workload& workload);
+    bool setParallelism(const core::Parallelism& parallelism);
+    bool setParallelismAndPlacement(const core::Parallelism& parallelism,
+                                    const core::Placement& placement);
+    bool setPlacement(const core::Placement& placement);
+    bool setSchedule(const core::Schedule& schedule);
+    bool setDatacenters(const QList<core::Datacenter>& datacenters);
+    bool setDatacentersAndPlacement(const QList<core::Datacenter>& datacenters,
+                                    const core::Placement& placement);
+    bool setLinks(const QList<core::DciLink>& links);
+    bool setPipelineParallel(int pp);
+    bool setLayersPerStage(const std::vector<int>& layersPerStage);
+    bool setStageDatacenter(int shardIndex, int stage, core::Id datacenter);
+
+    // Canvas intents. Moves of one drag (same dragId) merge into one undo step.
+    void moveDatacenters(const QList<core::Id>& ids, const QList<QPointF>& positions, int dragId);
+    bool addDatacenter(QPointF position, core::Id templateId);
+    bool addPod(core::Id datacenter);
+    bool connectDatacenters(core::Id a, core::Id b);
+    bool remove(const QList<core::Id>& datacenters, const QList<core::Id>& links,
+                const QList<core::Id>& pods);
+
+    // Pins: name empty = "Pin N"; colour invalid = the next colour of the palette.
+    void pin(const core::Scenario& scenario, QString name = {}, QColor color = {});
+    void removePin(int index);
+    void renamePin(int index, const QString& name);
+    bool restorePin(int index);
+    // The colour a pin is drawn in (its own, or one of the palette by index).
+    static QColor pinColor(const core::PinnedScenario& pin, int index);
+
+signals:
+    void refused(const QString& reason);
+
+private:
+    bool refuse(const QString& reason);
+
+    Document* m_document;
+};
+
+} // namespace archipelago::app

@@ -1,0 +1,86 @@
+#include "placementrepair.h"
+
+#include "costmodel.h"
+#include "placementpresets.h"
+
+#include <QCoreApplication>
+
+#include <set>
+
+namespace archipelago::app {
+
+namespace {
+
+bool crossesWithPipeline(const core::Placement& placement)
+{
+    for (const core::PlacementShard& shard : placement.shards) {
+        const std::set<core::Id> dcs(shard.stageDatacenters.begin(), shard.stageDatacenters.end());
+        if (dcs.size() > 1)
+            return true;
+    }
+    return false;
+}
+
+// Layers per stage that still fit the degrees: kept when the stage count is unchanged,
+// otherwise an even split, spelled out when interleaving needs it (as core would split).
+void fitLayersPerStage(core::Scenario& s)
+{
+    if (s.placement.layersPerStage.size() != static_cast<std::size_t>(s.parallelism.pp))
+        s.placement.layersPerStage.clear();
+    const int chunks = s.parallelism.pp * std::max(1, s.parallelism.virtualStages);
+    if (s.placement.layersPerStage.empty() && chunks > 0 && s.workload.layers % chunks != 0)
+        s.placement.layersPerStage = core::effectiveLayersPerStage(s);
+}
+
+std::vector<core::Scenario> placementCandidates(const core::Scenario& candidate,
+                                                const core::Scenario& before)
+{
+    core::Scenario base = candidate;
+    fitLayersPerStage(base);
+    core::Scenario pp = base;
+    pp.placement = core::ppAcrossDatacenters(base);
+    core::Scenario dp = base;
+    dp.placement = core::dpAcrossDatacenters(base);
+    core::Scenario implicit = base;
+    implicit.placement.shards.clear();
+    std::vector<core::Scenario> out{base};
+    if (crossesWithPipeline(before.placement))
+        out.insert(out.end(), {pp, dp});
+    else
+        out.insert(out.end(), {dp, pp});
+    out.push_back(implicit);
+    return out;
+}
+
+QString describe(const core::Diagnostic& d)
+{
+    return d.pointer.empty() ? QString::fromStdString(d.message)
+                             : QStringLiteral("%1: %2").arg(QString::fromStdString(d.pointer),
+                                                            QString::fromStdString(d.message));
+}
+
+} // namespace
+
+std::vector<core::Diagnostic> scenarioErrors(const core::Scenario& scenario)
+{
+    std::vector<core::Diagnostic> errors;
+    for (core::Diagnostic& d : core::checkScenario(scenario, core::effectiveCatalog(scenario)))
+        if (d.severity == core::Diagnostic::Severity::Error)
+            errors.push_back(std::move(d));
+    return errors;
+}
+
+ValidatedEdit validateEdit(const core::Scenario& candidate, const core::Scenario& before,
+                           bool repairPlacement)
+{
+    const std::vector<core::Diagnostic> errors = scenarioErrors(candidate);
+    if (errors.empty())
+        return {candidate, {}};
+    if (repairPlacement)
+        for (const core::Scenario& repaired : placementCandidates(candidate, before))
+            if (repaired.placement != candidate.placement && scenarioErrors(repaired).empty())
+                return {repaired, {}};
+    return {std::nullopt, describe(errors.front())};
+}
+
+} // namespace archipelago::app

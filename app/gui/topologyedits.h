@@ -1,0 +1,35 @@
+// The scenario after a canvas edit (add a datacenter or a pod, connect two datacenters, remove
+// a selection), as pure functions: the EditController validates the result, repairs the
+// placement and applies it as one undo step. Defaults come from the selected (or first)
+// datacenter and from the catalog.
+#pragma once
+
+#include "scenario.h"
+
+#include <QList>
+
+namespace archipelago::app {
+
+class TopologyEdits
+{
+public:
+    // A copy of datacenter `templateId` (or the first) at (x, y) with fresh ids, connected to
+    // it by a default DCI link so that the datacenter graph stays connected.
+    static core::Scenario withDatacenterAdded(const core::Scenario& scenario, double x, double y,
+                                              core::Id templateId);
+    // A copy of the datacenter's last pod.
+    static core::Scenario withPodAdded(const core::Scenario& scenario, core::Id datacenter);
+    // A DCI link between a and b with the default technology.
+    static core::Scenario withLinkAdded(const core::Scenario& scenario, core::Id a, core::Id b);
+    // The datacenters (with their links), links and pods removed.
+    static core::Scenario withRemoved(const core::Scenario& scenario,
+                                      const QList<core::Id>& datacenters,
+                                      const QList<core::Id>& links, const QList<core::Id>& pods);
+
+    // The default DCI link (issue 5): 400ZR on a metro line system, 16 x 400G; 10 km inside a
+    // region, otherwise the canvas distance read as kilometres, with ZR+ optics and a
+    // long-haul line system where the metro reach is exceeded.
+    static core::DciLink defaultLink(const core::Scenario& scenario, core::Id a, core::Id b);
+};
+
+} // namespace archipelago::app
