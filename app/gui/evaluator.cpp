@@ -13,11 +13,12 @@ namespace {
 
 constexpr int kDefaultDelayMs = 150;
 
-// The worker: no exception leaves the thread (STYLE.md: none crosses a layer boundary).
-core::Evaluation evaluateSafely(std::shared_ptr<const core::Scenario> scenario)
+} // namespace
+
+core::Evaluation evaluateSafely(const core::Scenario& scenario)
 {
     try {
-        return core::evaluate(*scenario);
+        return core::evaluate(scenario);
     } catch (const std::exception& error) {
         core::Evaluation failed;
         failed.warnings.push_back({"internal-error", error.what()});
@@ -28,8 +29,6 @@ core::Evaluation evaluateSafely(std::shared_ptr<const core::Scenario> scenario)
         return failed;
     }
 }
-
-} // namespace
 
 Evaluator::Evaluator(QObject* parent)
     : QObject(parent)
@@ -79,7 +78,7 @@ void Evaluator::start()
                 emit evaluated(m_evaluation);
             });
     ++m_running;
-    watcher->setFuture(QtConcurrent::run(evaluateSafely, snapshot));
+    watcher->setFuture(QtConcurrent::run([snapshot] { return evaluateSafely(*snapshot); }));
 }
 
 } // namespace archipelago::app

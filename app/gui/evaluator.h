@@ -15,6 +15,10 @@
 
 namespace archipelago::app {
 
+// core::evaluate for a worker thread: no exception leaves it (STYLE.md: none crosses a layer
+// boundary); a failure comes back as an Evaluation with an "internal-error" warning.
+core::Evaluation evaluateSafely(const core::Scenario& scenario);
+
 class Evaluator : public QObject
 {
     Q_OBJECT

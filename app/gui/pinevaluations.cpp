@@ -1,5 +1,7 @@
 #include "pinevaluations.h"
 
+#include "evaluator.h"
+
 #include "costmodel.h"
 
 #include <QFutureWatcher>
@@ -8,21 +10,6 @@
 #include <algorithm>
 
 namespace archipelago::app {
-
-namespace {
-
-core::Evaluation evaluatePin(const core::Scenario& scenario)
-{
-    try {
-        return core::evaluate(scenario);
-    } catch (...) { // no exception leaves the worker (STYLE.md)
-        core::Evaluation failed;
-        failed.warnings.push_back({"internal-error", "the cost model failed on this pin"});
-        return failed;
-    }
-}
-
-} // namespace
 
 PinEvaluations::PinEvaluations(QObject* parent)
     : QObject(parent)
@@ -79,7 +66,7 @@ void PinEvaluations::setPins(const std::vector<core::PinnedScenario>& pins)
                             std::make_shared<const core::Evaluation>(watcher->result());
                     emit updated();
                 });
-        watcher->setFuture(QtConcurrent::run(evaluatePin, pin.scenario));
+        watcher->setFuture(QtConcurrent::run(evaluateSafely, pin.scenario));
     }
 }
 
