@@ -9,6 +9,7 @@
 #include <QApplication>
 #include <QCommandLineParser>
 #include <QRegularExpression>
+#include <QTabWidget>
 #include <QTimer>
 
 #include <cstdio>
@@ -23,7 +24,11 @@ struct Arguments
 {
     QString scenario;             // empty: the built-in default scenario
     ScreenshotOptions screenshot; // outputPath empty: interactive
+    int tab = 0;                  // central tab shown: topology, layout or timeline
 };
+
+const QStringList kTabNames{QStringLiteral("topology"), QStringLiteral("layout"),
+                            QStringLiteral("timeline")};
 
 void printError(const QString& message)
 {
@@ -46,8 +51,13 @@ bool parseArguments(const QApplication& application, Arguments& arguments)
                                   QStringLiteral("Window size for --screenshot (default "
                                                  "1600x1000)."),
                                   QStringLiteral("WxH"), QStringLiteral("1600x1000"));
+    const QCommandLineOption tab(QStringLiteral("tab"),
+                                 QStringLiteral("Central tab to show: topology (default), layout "
+                                                "or timeline."),
+                                 QStringLiteral("name"), kTabNames.front());
     parser.addOption(screenshot);
     parser.addOption(size);
+    parser.addOption(tab);
     parser.addPositionalArgument(
         QStringLiteral("scenario"),
         QStringLiteral("Scenario file to open (default: the built-in default scenario)."),
@@ -69,6 +79,12 @@ bool parseArguments(const QApplication& application, Arguments& arguments)
         return false;
     }
     arguments.screenshot.size = QSize(match.captured(1).toInt(), match.captured(2).toInt());
+    arguments.tab = static_cast<int>(kTabNames.indexOf(parser.value(tab)));
+    if (arguments.tab < 0) {
+        printError(QStringLiteral("--tab expects one of %1, got “%2”")
+                       .arg(kTabNames.join(QStringLiteral(", ")), parser.value(tab)));
+        return false;
+    }
     return true;
 }
 
@@ -84,6 +100,7 @@ int runScreenshot(const Arguments& arguments)
             printError(line);
         return 1;
     }
+    window.centralTabs()->setCurrentIndex(arguments.tab);
     return takeScreenshot(window, arguments.screenshot);
 }
 
