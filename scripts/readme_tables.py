@@ -5,7 +5,7 @@
 
 Tables: predicted vs measured iteration time on ../shared/validation/published-runs.json
 and tests/data/hopper-runs.json; rail-only vs rail-optimized Clos network cost and iteration
-time at 8k, 32k and 128k GPUs, built from the preset pair presets/rail-*-32k.json by scaling
+time at 8k, 16k, 32k and 128k GPUs, built from the preset pair presets/rail-*-32k.json by scaling
 the pod count, the DP degree and the global batch together (weak scaling: the same
 micro-batches per replica at every size).
 """
@@ -65,7 +65,7 @@ def rail_table(cli):
             "fall incl. NICs | iteration time Clos | iteration time rail-only | difference |",
             "|---:|---:|---:|---:|---:|---:|---:|---:|"]
     with tempfile.TemporaryDirectory() as tmp:
-        for gpus in (8192, 32768, 131072):
+        for gpus in (8192, 16384, 32768, 131072):
             results = []
             for name, preset in (("opt", opt), ("only", only)):
                 # A rail of 16,384 GPUs no longer fits two tiers of radix-128 switches.
