@@ -45,6 +45,8 @@ bool EditController::apply(const core::Scenario& target, const QString& text, bo
         return refuse(tr("%1 refused: %2").arg(text, edit.reason));
     if (std::unique_ptr<QUndoCommand> command = makeScenarioEdit(m_document, *edit.scenario, text))
         m_document->undoStack()->push(command.release());
+    if (!edit.note.isEmpty())
+        emit adjusted(tr("%1: %2").arg(text, edit.note));
     return true;
 }
 
@@ -246,10 +248,14 @@ bool EditController::restorePin(int index)
     if (pin.scenario == m_document->scenario())
         return true;
     // A pin passed the same validation when it was loaded or pinned; check again all the same.
+    // A pin is restored as it is, never adjusted.
     const ValidatedEdit edit = validateEdit(pin.scenario, m_document->scenario(), false);
-    if (!edit.scenario)
-        return refuse(
-            tr("Cannot restore “%1”: %2").arg(QString::fromStdString(pin.name), edit.reason));
+    if (!edit.scenario || !(*edit.scenario == pin.scenario)) {
+        const std::vector<core::Diagnostic> errors = scenarioErrors(pin.scenario);
+        const QString reason =
+            errors.empty() ? edit.reason : QString::fromStdString(errors.front().message);
+        return refuse(tr("Cannot restore “%1”: %2").arg(QString::fromStdString(pin.name), reason));
+    }
     m_document->undoStack()->push(new SetScenario(
         m_document, pin.scenario, tr("Restore “%1”").arg(QString::fromStdString(pin.name))));
     return true;

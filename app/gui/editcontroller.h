@@ -1,7 +1,9 @@
 // Turns the views' intents into undo commands on the Document (STYLE.md: views never see the
 // document). Every edit is built as the scenario it would produce, validated with the loader's
 // checks (placementrepair.h) and pushed as one step (scenarioedit.h); an edit that would leave
-// the document invalid is refused: nothing is pushed and refused() says why.
+// the document invalid is refused: nothing is pushed and refused() says why. When the GPUs or
+// the degrees change, the placement and (if the edit left it alone) the global batch follow;
+// adjusted() says what moved.
 #pragma once
 
 #include "scenario.h"
@@ -59,6 +61,9 @@ public:
 
 signals:
     void refused(const QString& reason);
+    // An edit was applied with a dependent quantity adjusted to keep the document valid
+    // ("Add Pod: global batch 8 -> 16 sequences to divide micro-batch 1 x DP 16").
+    void adjusted(const QString& message);
 
 private:
     bool refuse(const QString& reason);

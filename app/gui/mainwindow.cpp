@@ -6,6 +6,7 @@
 #include "pinevaluations.h"
 #include "presetlibrary.h"
 #include "recentfiles.h"
+#include "scenariotemplates.h"
 
 #include <QCloseEvent>
 #include <QDir>
@@ -64,6 +65,9 @@ MainWindow::MainWindow(std::unique_ptr<Prompts> prompts, QWidget* parent)
     connect(m_edits, &EditController::refused, this, [this](const QString& reason) {
         statusBar()->showMessage(reason, 3 * kStatusMessageMs);
     });
+    connect(m_edits, &EditController::adjusted, this, [this](const QString& message) {
+        statusBar()->showMessage(message, 3 * kStatusMessageMs);
+    });
     connect(m_recent, &RecentFiles::changed, this, &MainWindow::fillRecentMenu);
     updateTitle();
 }
@@ -73,6 +77,16 @@ MainWindow::~MainWindow() = default;
 bool MainWindow::newDocument()
 {
     return maybeSave() && load(PresetLibrary::defaultScenarioPath(), Document::LoadMode::Template);
+}
+
+bool MainWindow::newEmptyDocument()
+{
+    if (!maybeSave())
+        return false;
+    m_document->reset(core::minimalScenario());
+    statusBar()->showMessage(tr("New empty document: one datacenter with one 8-GPU domain"),
+                             kStatusMessageMs);
+    return true;
 }
 
 bool MainWindow::openFile(const QString& path)

@@ -84,6 +84,8 @@ public:
 
     // File actions; each asks about unsaved changes first and returns whether it happened.
     bool newDocument();
+    // An untitled minimal scenario (core::minimalScenario) to build a design up from.
+    bool newEmptyDocument();
     bool openFile(const QString& path);
     bool openPreset(const QString& path); // an untitled copy of the preset
     bool save();

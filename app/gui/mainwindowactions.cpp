@@ -52,6 +52,10 @@ void MainWindow::createFileMenu()
     connect(menuAction(file, tr("&New"), QKeySequence::keyBindings(QKeySequence::New),
                        tr("A new scenario based on the built-in default")),
             &QAction::triggered, this, [this] { newDocument(); });
+    connect(menuAction(file, tr("New &Empty Document"), {QKeySequence(tr("Ctrl+Alt+N"))},
+                       tr("A minimal scenario (one datacenter, one 8-GPU domain) to build up "
+                          "from")),
+            &QAction::triggered, this, [this] { newEmptyDocument(); });
     connect(menuAction(file, tr("&Open…"), QKeySequence::keyBindings(QKeySequence::Open),
                        tr("Open a scenario file (or drop one on the window)")),
             &QAction::triggered, this, [this] {

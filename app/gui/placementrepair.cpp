@@ -5,6 +5,9 @@
 
 #include <QCoreApplication>
 
+#include <algorithm>
+#include <cstdint>
+#include <limits>
 #include <set>
 
 namespace archipelago::app {
@@ -52,6 +55,19 @@ std::vector<core::Scenario> placementCandidates(const core::Scenario& candidate,
     return out;
 }
 
+// The multiple of micro_batch * dp nearest to the global batch (ties up, at least one).
+core::Scenario withFittedGlobalBatch(core::Scenario s)
+{
+    const std::int64_t perStep = std::int64_t{s.parallelism.microBatch} * core::dataParallel(s);
+    if (perStep <= 0 || perStep > std::numeric_limits<int>::max())
+        return s;
+    const std::int64_t batch = s.workload.globalBatch;
+    const std::int64_t steps = std::max<std::int64_t>(1, (batch + perStep / 2) / perStep);
+    if (steps * perStep <= std::numeric_limits<int>::max())
+        s.workload.globalBatch = static_cast<int>(steps * perStep);
+    return s;
+}
+
 QString describe(const core::Diagnostic& d)
 {
     return d.pointer.empty() ? QString::fromStdString(d.message)
@@ -75,12 +91,31 @@ ValidatedEdit validateEdit(const core::Scenario& candidate, const core::Scenario
 {
     const std::vector<core::Diagnostic> errors = scenarioErrors(candidate);
     if (errors.empty())
-        return {candidate, {}};
-    if (repairPlacement)
-        for (const core::Scenario& repaired : placementCandidates(candidate, before))
+        return {candidate, {}, {}};
+    std::vector<core::Scenario> candidates{candidate};
+    if (repairPlacement) {
+        candidates = placementCandidates(candidate, before);
+        for (const core::Scenario& repaired : candidates)
             if (repaired.placement != candidate.placement && scenarioErrors(repaired).empty())
-                return {repaired, {}};
-    return {std::nullopt, describe(errors.front())};
+                return {repaired, {}, {}};
+    }
+    // The edit changed the GPUs or the degrees, not the batch: let the batch follow DP.
+    if (candidate.workload.globalBatch == before.workload.globalBatch)
+        for (const core::Scenario& placed : candidates) {
+            core::Scenario fitted = withFittedGlobalBatch(placed);
+            if (fitted.workload.globalBatch != placed.workload.globalBatch &&
+                scenarioErrors(fitted).empty())
+                return {fitted,
+                        {},
+                        QCoreApplication::translate("placementrepair",
+                                                    "global batch %1 -> %2 sequences to divide "
+                                                    "micro-batch %3 x DP %4")
+                            .arg(placed.workload.globalBatch)
+                            .arg(fitted.workload.globalBatch)
+                            .arg(fitted.parallelism.microBatch)
+                            .arg(core::dataParallel(fitted))};
+        }
+    return {std::nullopt, describe(errors.front()), {}};
 }
 
 } // namespace archipelago::app
