@@ -102,4 +102,16 @@ Placement dpAcrossDatacenters(const Scenario& scenario)
     return placement;
 }
 
+Scenario withFittedGlobalBatch(Scenario s)
+{
+    const std::int64_t perStep = std::int64_t{s.parallelism.microBatch} * dataParallel(s);
+    if (perStep <= 0 || perStep > std::numeric_limits<int>::max())
+        return s;
+    const std::int64_t batch = s.workload.globalBatch;
+    const std::int64_t steps = std::max<std::int64_t>(1, (batch + perStep / 2) / perStep);
+    if (steps * perStep <= std::numeric_limits<int>::max())
+        s.workload.globalBatch = static_cast<int>(steps * perStep);
+    return s;
+}
+
 } // namespace archipelago::core

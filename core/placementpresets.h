@@ -22,6 +22,11 @@ Placement ppAcrossDatacenters(const Scenario& scenario);
 // for one replica are left out. Rank order and layers per stage are kept from the scenario.
 Placement dpAcrossDatacenters(const Scenario& scenario);
 
+// The global batch moved to the multiple of micro_batch * dp nearest to it (ties up, at least
+// one), so that a change of the data-parallel degree keeps the batch divisible (Megatron-LM
+// requires global_batch % (micro_batch * dp) == 0). Unchanged when that is impossible.
+Scenario withFittedGlobalBatch(Scenario scenario);
+
 // Splits `total` items over `weights` in proportion, largest remainder first (Hamilton's
 // method); ties go to the earlier entry. The result sums to `total` (all zero when every weight
 // is zero).

@@ -177,7 +177,8 @@ void TestBuildFromEmpty::buildPresetCFromEmpty()
     }
     check("building A");
     QCOMPARE(core::totalGpus(doc->scenario().topology), std::int64_t{8192});
-    QVERIFY(window.statusBar()->currentMessage().contains(QStringLiteral("global batch")));
+    QVERIFY2(window.statusBar()->currentMessage().contains(QStringLiteral("global batch")),
+             qPrintable(window.statusBar()->currentMessage()));
 
     // Building B: a copy of A (the canvas adds one at a drop point), connected by a DCI link.
     emit canvas->addDatacenterRequested(QPointF(320, 0));

@@ -2,6 +2,7 @@
 // leave as one intent whose candidate passes the loader's checks; invalid ones are refused inline
 // with the loader's reason and emit nothing; a multi-selection shows "mixed" and is edited as a
 // whole. The editor never changes a document: the tests only listen.
+#include "placementpresets.h"
 #include "propertyeditor.h"
 #include "propertyeditordatacenter.h"
 #include "propertyeditorlink.h"
@@ -86,6 +87,7 @@ private slots:
     void multiSelectShowsMixedAndEditsAll();
     void linkDistanceEmitsLinks();
     void podEditAcrossDatacentersAdaptsPlacement();
+    void podEditThatBreaksTheBatchLetsTheBatchFollow();
     void warningsShowButDoNotBlock();
     void numericFieldsHaveUnits_data();
     void numericFieldsHaveUnits();
@@ -281,6 +283,34 @@ void TestPropertyEditor::podEditAcrossDatacentersAdaptsPlacement()
     candidate.placement = spies.datacentersAndPlacement.at(0).at(1).value<core::Placement>();
     QVERIFY(!hasErrors(candidate));
     QCOMPARE(core::dataParallel(candidate), std::int64_t{256});
+}
+
+void TestPropertyEditor::podEditThatBreaksTheBatchLetsTheBatchFollow()
+{
+    // 392 domains per 3,072-GPU pod: 8,320 GPUs per building, DP 130, and the global batch of
+    // 2,048 no longer divides by DP. The edit is accepted; the batch follows DP as the app's
+    // edit controller applies it (core::withFittedGlobalBatch), not refused.
+    m_editor->setSelection(Kind::Pod, {0, 2});
+    IntentSpies spies(m_editor.get());
+    views::IntField* domains = nullptr;
+    for (views::IntField* f : m_editor->datacenterEditor()->findChildren<views::IntField*>())
+        if (f->value() == 384)
+            domains = f;
+    QVERIFY(domains);
+    domains->setValue(392);
+    QCOMPARE(spies.datacentersAndPlacement.count(), 1);
+    QCOMPARE(spies.total(), 1);
+    core::Scenario candidate = m_scenario;
+    for (const core::Datacenter& dc :
+         spies.datacentersAndPlacement.at(0).at(0).value<QList<core::Datacenter>>())
+        candidate.topology.datacenters[static_cast<std::size_t>(dc.id)] = dc;
+    candidate.placement = spies.datacentersAndPlacement.at(0).at(1).value<core::Placement>();
+    QCOMPARE(core::dataParallel(candidate), std::int64_t{130});
+    QVERIFY(hasErrors(candidate)); // 2,048 sequences do not divide by DP 130
+    const core::Scenario fitted = core::withFittedGlobalBatch(candidate);
+    QCOMPARE(fitted.workload.globalBatch, 2080);
+    QVERIFY(!hasErrors(fitted));
+    QCOMPARE(m_editor->scenario().workload.globalBatch, 2080); // shown optimistically
 }
 
 void TestPropertyEditor::warningsShowButDoNotBlock()

@@ -1,5 +1,7 @@
 #include "propertyeditor.h"
 
+#include "placementpresets.h"
+
 #include "propertyeditordatacenter.h"
 #include "propertyeditorlink.h"
 #include "propertyeditorparallelism.h"
@@ -125,10 +127,23 @@ bool PropertyEditor::propose(const EditProposal& proposal)
     if (proposal.adaptPlacement)
         options = placementOptions(m_scenario, proposal.candidate);
 
-    std::optional<EditVerdict> firstVerdict;
+    // When the edit changes the data-parallel degree without setting the global batch, the
+    // batch follows DP (core::withFittedGlobalBatch), as the app's edit controller does.
+    std::vector<core::Scenario> candidates;
     for (const core::Placement& placement : options) {
-        core::Scenario candidate = proposal.candidate;
-        candidate.placement = placement;
+        candidates.push_back(proposal.candidate);
+        candidates.back().placement = placement;
+    }
+    if (proposal.adaptPlacement &&
+        proposal.candidate.workload.globalBatch == m_scenario.workload.globalBatch)
+        for (std::size_t i = 0, n = candidates.size(); i < n; ++i) {
+            core::Scenario fitted = core::withFittedGlobalBatch(candidates[i]);
+            if (fitted.workload.globalBatch != candidates[i].workload.globalBatch)
+                candidates.push_back(std::move(fitted));
+        }
+
+    std::optional<EditVerdict> firstVerdict;
+    for (const core::Scenario& candidate : candidates) {
         std::vector<core::Diagnostic> after = checkCandidate(candidate);
         EditVerdict verdict = judgeEdit(m_diagnostics, after, proposal.fields);
         if (!verdict.accepted()) {

@@ -237,7 +237,9 @@ void MainWindow::onChanged(const ChangeEvent& event)
     if (event.affectsCost()) {
         m_evaluator->request(s);
         m_summary->setPending(true);
-        statusBar()->showMessage(tr("Evaluating…"));
+        // A message that explains an edit (what was adjusted or refused) stays readable.
+        if (statusBar()->currentMessage().isEmpty())
+            statusBar()->showMessage(tr("Evaluating…"));
     }
     if (event.kind == ChangeEvent::Kind::Pins || event.kind == ChangeEvent::Kind::Structure)
         refreshPins();
@@ -259,7 +261,8 @@ void MainWindow::onEvaluated(const std::shared_ptr<const core::Evaluation>& eval
     m_warningsDock->setWindowTitle(e.warnings.empty() ? tr("Warnings")
                                                       : tr("Warnings (%1)").arg(e.warnings.size()));
     m_layout->setEvaluation(e);
-    statusBar()->clearMessage();
+    if (statusBar()->currentMessage() == tr("Evaluating…"))
+        statusBar()->clearMessage();
     updateStatusBar(e);
     refreshDesignPoints();
 }

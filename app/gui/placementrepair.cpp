@@ -55,19 +55,6 @@ std::vector<core::Scenario> placementCandidates(const core::Scenario& candidate,
     return out;
 }
 
-// The multiple of micro_batch * dp nearest to the global batch (ties up, at least one).
-core::Scenario withFittedGlobalBatch(core::Scenario s)
-{
-    const std::int64_t perStep = std::int64_t{s.parallelism.microBatch} * core::dataParallel(s);
-    if (perStep <= 0 || perStep > std::numeric_limits<int>::max())
-        return s;
-    const std::int64_t batch = s.workload.globalBatch;
-    const std::int64_t steps = std::max<std::int64_t>(1, (batch + perStep / 2) / perStep);
-    if (steps * perStep <= std::numeric_limits<int>::max())
-        s.workload.globalBatch = static_cast<int>(steps * perStep);
-    return s;
-}
-
 QString describe(const core::Diagnostic& d)
 {
     return d.pointer.empty() ? QString::fromStdString(d.message)
@@ -102,7 +89,7 @@ ValidatedEdit validateEdit(const core::Scenario& candidate, const core::Scenario
     // The edit changed the GPUs or the degrees, not the batch: let the batch follow DP.
     if (candidate.workload.globalBatch == before.workload.globalBatch)
         for (const core::Scenario& placed : candidates) {
-            core::Scenario fitted = withFittedGlobalBatch(placed);
+            core::Scenario fitted = core::withFittedGlobalBatch(placed);
             if (fitted.workload.globalBatch != placed.workload.globalBatch &&
                 scenarioErrors(fitted).empty())
                 return {fitted,
