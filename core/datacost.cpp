@@ -38,15 +38,6 @@ double lastBucketFraction(double params, double dp)
     return params > 0.0 ? std::min(1.0, bucket / params) : 0.0;
 }
 
-double rankFinishS(const PipelineResult& pipe, int rank)
-{
-    double end = -1.0;
-    for (const TimelineBlock& b : pipe.timeline)
-        if (b.stage == rank && b.kind != BlockKind::Send)
-            end = std::max(end, b.endS);
-    return end < 0.0 ? pipe.makespanS : end;
-}
-
 } // namespace
 
 DataParallelCost dataParallelCost(const Scenario& s, const Parallelism& par,
@@ -130,7 +121,8 @@ DataParallelCost dataParallelCost(const Scenario& s, const Parallelism& par,
         }
         // Later ranks finish the pipeline early (1F1B drains towards rank 0): their
         // reduction starts while earlier ranks still compute.
-        const double slack = std::max(0.0, pipe.makespanS - rankFinishS(pipe, r));
+        const double slack =
+            std::max(0.0, pipe.makespanS - pipe.finishS[static_cast<std::size_t>(r)]);
         const double rankExposed = std::max(0.0, exposed - slack);
         const double interference = eff.commInterference * hidden;
         if (rankExposed + interference > worst) {

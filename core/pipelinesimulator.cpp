@@ -302,6 +302,7 @@ PipelineResult simulatePipeline(const PipelineSpec& spec)
         const auto ri = static_cast<std::size_t>(r);
         result.periodS = std::max(result.periodS, freeAt[ri] - sim.firstStart()[ri]);
     }
+    result.finishS = freeAt;
     result.busyS = sim.busy();
     result.idleS.reserve(result.busyS.size());
     const double ranks = spec.stages;

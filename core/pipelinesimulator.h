@@ -55,6 +55,7 @@ struct PipelineResult
     // 1F1B and interleaved (rank 0 starts first and ends last); less for ZB-H2's
     // parallelogram, which is what makes its bubble zero.
     double periodS = 0.0;
+    std::vector<double> finishS;  // per rank, end of its last op (later ranks finish early)
     std::vector<double> busyS;    // per rank, compute time (sum of its op durations)
     std::vector<double> idleS;    // per rank, makespan - busy
     double bubbleRatio = 0.0;     // mean over ranks of idle / makespan
