@@ -135,11 +135,18 @@ std::vector<const AcceleratorSpec*> rankAccelerators(const Scenario& s, const Ca
     std::vector<const AcceleratorSpec*> out(static_cast<std::size_t>(p), nullptr);
     for (const PlacementShard& shard : effectiveShards(s))
         for (int r = 0; r < p && r < static_cast<int>(shard.stageDatacenters.size()); ++r) {
-            const Datacenter* dc = findDatacenter(s.topology, shard.stageDatacenters[r]);
-            const AcceleratorSpec* a = dc ? catalog.accelerator(dc->accelerator) : nullptr;
-            auto& slot = out[static_cast<std::size_t>(r)];
-            if (a && (!slot || a->peakTflopsBf16 < slot->peakTflopsBf16))
-                slot = a;
+            // A split shard runs every stage in all of its split datacenters.
+            const std::vector<Id> holders =
+                shard.split()
+                    ? shard.splitDatacenters
+                    : std::vector<Id>{shard.stageDatacenters[static_cast<std::size_t>(r)]};
+            for (const Id id : holders) {
+                const Datacenter* dc = findDatacenter(s.topology, id);
+                const AcceleratorSpec* a = dc ? catalog.accelerator(dc->accelerator) : nullptr;
+                auto& slot = out[static_cast<std::size_t>(r)];
+                if (a && (!slot || a->peakTflopsBf16 < slot->peakTflopsBf16))
+                    slot = a;
+            }
         }
     const AcceleratorSpec* fallback =
         catalog.accelerator(s.topology.datacenters.front().accelerator);

@@ -77,11 +77,13 @@ private:
     GroupPath gradientPath(int stage, bool expert, const DciLoads& loads);
     void accumulateGradientLoads(DciLoads& loads);
     void analyzeBoundaries(PlacementAnalysis& out);
+    void analyzeSplitGroups(PlacementAnalysis& out);
 
     const Scenario& s_;
     TopologyGraph graph_;
     detail::Context ctx_;
     std::vector<PlacementShard> shards_;
+    std::vector<PlacementShard> splitShards_; // shards whose TP or CP group spans datacenters
     std::vector<StageReplicas> stages_;
     int pp_ = 1;
 };
@@ -114,6 +116,21 @@ bool Analyzer::prepare()
                      "stage placed in unknown datacenter " + std::to_string(dc)});
                 dc = firstDc;
             }
+        if (shard.split()) {
+            const bool tp = shard.splitDim == ParallelDim::Tp;
+            const int degree = tp ? par.tp : par.cp;
+            const auto k = static_cast<int>(shard.splitDatacenters.size());
+            const bool known =
+                std::all_of(shard.splitDatacenters.begin(), shard.splitDatacenters.end(),
+                            [&](Id dc) { return findDatacenter(s_.topology, dc) != nullptr; });
+            if (!known || (!tp && shard.splitDim != ParallelDim::Cp) || degree % k != 0) {
+                ctx_.warnings.push_back({"placement-invalid",
+                                         "a shard's split across datacenters is invalid "
+                                         "(unknown datacenter, dimension not tp or cp, or k "
+                                         "not dividing the degree): ignored"});
+                shard.splitDatacenters.clear();
+            }
+        }
         if (shard.dpReplicas <= 0)
             continue;
         for (int i = 0; i < pp_; ++i) {
@@ -148,6 +165,22 @@ bool Analyzer::prepare()
             DcLayout& layout = detail::layoutFor(ctx_, dc);
             layout.ppLocal = std::max<std::int64_t>(layout.ppLocal, n);
         }
+    // A split shard holds every one of its stages, dpReplicas times, in each split datacenter
+    // (a slice of degree/k ranks of the split dimension each). Its pipeline boundaries join
+    // slices in the same datacenter, so for boundaries it is placed wholly in its first split
+    // datacenter; stageDatacenters only names the stage's home for drawing.
+    for (PlacementShard& shard : shards_) {
+        if (!shard.split() || shard.dpReplicas <= 0)
+            continue;
+        for (const Id dc : shard.splitDatacenters) {
+            DcLayout& layout = detail::layoutFor(ctx_, dc);
+            layout.dpLocal = std::max<std::int64_t>(layout.dpLocal, shard.dpReplicas);
+            layout.ppLocal = std::max<std::int64_t>(layout.ppLocal, pp_);
+        }
+        splitShards_.push_back(shard);
+        shard.stageDatacenters.assign(static_cast<std::size_t>(pp_),
+                                      shard.splitDatacenters.front());
+    }
     return true;
 }
 
@@ -195,6 +228,40 @@ void Analyzer::analyzeDenseGroups(PlacementAnalysis& out)
                      " GB/s per GPU instead of " + detail::formatNumber(layout.scaleUpGBps) +
                      " GB/s"});
         detail::warnCrossRail(ctx_, layout, ep, "EP all-to-all");
+    }
+}
+
+void Analyzer::analyzeSplitGroups(PlacementAnalysis& out)
+{
+    // A split TP (CP) group has degree/k members inside each split datacenter (the levels an
+    // unsplit group of that size would have) and an outermost DCI level of k participants. Every
+    // GPU of the shard runs such a collective at once, so the GPUs the shard holds per datacenter
+    // share the route (the DP-across-datacenters rule of gradientPath, per GPU here).
+    const Parallelism& par = s_.parallelism;
+    for (const PlacementShard& shard : splitShards_) {
+        const bool tp = shard.splitDim == ParallelDim::Tp;
+        const int degree = tp ? par.tp : par.cp;
+        const auto k = static_cast<int>(shard.splitDatacenters.size());
+        Parallelism local = par;
+        (tp ? local.tp : local.cp) = degree / k;
+        const double flows =
+            static_cast<double>(std::int64_t{par.tp} * par.cp * shard.dpReplicas * pp_ / k);
+        GroupPath worst;
+        bool have = false;
+        for (const Id dc : shard.splitDatacenters) {
+            const DcLayout& layout = detail::layoutFor(ctx_, dc);
+            const auto sizes = detail::denseSizes(local, layout);
+            const ParallelDim dim = tp ? ParallelDim::Tp : ParallelDim::Cp;
+            GroupPath path{detail::intraLevels(
+                layout, detail::stride(s_.placement.rankOrder, dim, sizes), degree / k, false)};
+            path.levels.push_back(
+                detail::dciLevel(ctx_, shard.splitDatacenters, flows, k, nullptr));
+            worst = have ? slower(worst, path) : path;
+            have = true;
+        }
+        GroupPath& target = tp ? out.tp : out.cp;
+        target = slower(target, worst);
+        detail::warnSplit(ctx_, shard.splitDim, degree, worst.levels.back());
     }
 }
 
@@ -286,6 +353,7 @@ PlacementAnalysis Analyzer::run()
         return out;
     }
     analyzeDenseGroups(out);
+    analyzeSplitGroups(out);
 
     DciLoads gradientLoads;
     accumulateGradientLoads(gradientLoads);

@@ -358,4 +358,18 @@ void warnShared(Context& ctx, const GroupPath& path, const std::string& what)
                            formatNumber(l.bandwidthGBps) + " GB/s per GPU"});
 }
 
+void warnSplit(Context& ctx, ParallelDim dim, int degree, const LevelLink& link)
+{
+    const bool tp = dim == ParallelDim::Tp;
+    const DciLink* dci = findLink(ctx.scenario.topology, link.dciLinkId);
+    ctx.warnings.push_back({tp ? "tp-crosses-dc" : "cp-crosses-dc",
+                            std::string(tp ? "TP " : "CP ") + std::to_string(degree) +
+                                " is split across " + linkName(ctx, link.dciLinkId) + " (" +
+                                (dci ? formatNumber(dci->distanceKm) : std::string("?")) + " km, " +
+                                formatNumber(link.latencyS * 1e6) + " us per step): every " +
+                                (tp ? "tensor" : "context") + "-parallel collective crosses it, " +
+                                std::to_string(link.concurrentFlows) + " GPU flows share it, " +
+                                formatNumber(link.bandwidthGBps) + " GB/s per GPU"});
+}
+
 } // namespace archipelago::core::detail

@@ -74,6 +74,8 @@ void warnCrossRail(Context& ctx, const DcLayout& layout, const GroupPath& path,
                    const std::string& what);
 void warnBoundary(Context& ctx, int from, int to, const LevelLink& link);
 void warnShared(Context& ctx, const GroupPath& path, const std::string& what);
+// A TP or CP group split across datacenters: names the DCI link and the per-GPU bandwidth.
+void warnSplit(Context& ctx, ParallelDim dim, int degree, const LevelLink& link);
 
 std::string formatNumber(double v);
 

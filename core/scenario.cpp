@@ -181,7 +181,17 @@ std::vector<std::int64_t> placedGpusPerDatacenter(const Scenario& scenario)
     std::vector<std::int64_t> placed(topo.datacenters.size(), 0);
     const std::int64_t perStage =
         std::int64_t{scenario.parallelism.tp} * scenario.parallelism.cp;
+    const std::int64_t pp = std::max(1, scenario.parallelism.pp);
     for (const PlacementShard& shard : effectiveShards(scenario)) {
+        if (shard.split()) {
+            // tp * cp * dpReplicas * pp / k in each split datacenter, none via the stage list.
+            const auto k = static_cast<std::int64_t>(shard.splitDatacenters.size());
+            for (Id dcId : shard.splitDatacenters)
+                for (std::size_t i = 0; i < topo.datacenters.size(); ++i)
+                    if (topo.datacenters[i].id == dcId)
+                        placed[i] += perStage * shard.dpReplicas * pp / k;
+            continue;
+        }
         for (Id dcId : shard.stageDatacenters) {
             for (std::size_t i = 0; i < topo.datacenters.size(); ++i)
                 if (topo.datacenters[i].id == dcId)

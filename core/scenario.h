@@ -10,6 +10,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace archipelago::core {
@@ -181,10 +182,29 @@ enum class ParallelDim { Tp, Cp, Ep, Dp, Pp };
 // One shard of the job: `dpReplicas` data-parallel replicas of the full pipeline whose stage i
 // runs in datacenter `stageDatacenters[i]`. PP crosses a datacenter boundary where two
 // consecutive entries differ; DP crosses it between shards placed in different datacenters.
+// A split shard (k = splitDatacenters.size() >= 2) spreads every stage evenly over those k
+// datacenters, each `splitDim` group (Tp or Cp) having degree/k members in each (issue 4 item
+// 2: "TP, CP or EP across datacenters allowed with a warning"); stageDatacenters then only
+// names each stage's home, one of the split datacenters, for drawing.
 struct PlacementShard
 {
+    // Constructors rather than an aggregate, so `{replicas, {stages}}` stays warning-free
+    // (-Wmissing-field-initializers) without naming the split fields.
+    PlacementShard() = default;
+    PlacementShard(int replicas, std::vector<Id> stages, std::vector<Id> splitDcs = {},
+                   ParallelDim dim = ParallelDim::Tp)
+        : dpReplicas(replicas)
+        , stageDatacenters(std::move(stages))
+        , splitDatacenters(std::move(splitDcs))
+        , splitDim(dim)
+    {}
+
     int dpReplicas = 1;
     std::vector<Id> stageDatacenters; // size pp
+    std::vector<Id> splitDatacenters; // empty = no split
+    ParallelDim splitDim = ParallelDim::Tp; // Tp or Cp; used only when split
+
+    bool split() const { return splitDatacenters.size() >= 2; }
 
     bool operator==(const PlacementShard&) const = default;
 };

@@ -9,6 +9,7 @@
 #include <boost/graph/adjacency_list.hpp>
 #include <boost/graph/connected_components.hpp>
 
+#include <algorithm>
 #include <optional>
 #include <unordered_map>
 
@@ -35,6 +36,65 @@ struct PlacementResult
     std::int64_t dp = 0;
     std::vector<std::int64_t> placed; // GPUs per datacenter, in topology order
 };
+
+// A shard's split of its TP or CP groups across datacenters (docs/scenario-format.md,
+// "Placement"): legal, but every collective of that dimension then crosses the DCI, so it
+// also warns (issue 4 item 2: "TP, CP or EP across datacenters allowed with a warning").
+bool checkSplit(const Scenario& s, std::size_t i, const std::unordered_map<Id, std::size_t>& index,
+                DiagnosticSink& sink)
+{
+    const PlacementShard& shard = s.placement.shards[i];
+    const std::string base = "/placement/shards/" + std::to_string(i);
+    const std::string ptr = base + "/split_datacenters";
+    const std::string dimPtr = base + "/split_dim";
+    bool valid = true;
+    std::vector<Id> seen;
+    for (std::size_t j = 0; j < shard.splitDatacenters.size(); ++j) {
+        const Id dc = shard.splitDatacenters[j];
+        if (!index.contains(dc)) {
+            sink.error(childPointer(ptr, j), "no datacenter with id " + str(dc));
+            valid = false;
+        } else if (std::find(seen.begin(), seen.end(), dc) != seen.end()) {
+            sink.error(childPointer(ptr, j), "datacenter " + str(dc) + " is listed twice");
+            valid = false;
+        }
+        seen.push_back(dc);
+    }
+    const auto k = static_cast<std::int64_t>(shard.splitDatacenters.size());
+    if (k < 2) {
+        sink.error(ptr, "expected at least 2 datacenters to split across, got " + str(k));
+        valid = false;
+    }
+    const bool tp = shard.splitDim == ParallelDim::Tp;
+    if (!tp && shard.splitDim != ParallelDim::Cp) {
+        sink.error(dimPtr, "expected tp or cp (the dimension split across datacenters), got " +
+                               std::string(toString(shard.splitDim)));
+        return false;
+    }
+    const int degree = tp ? s.parallelism.tp : s.parallelism.cp;
+    if (k >= 2 && degree % k != 0) {
+        sink.error(dimPtr, std::string(tp ? "tp" : "cp") + " = " + str(degree) +
+                               " is not divisible by the " + str(k) +
+                               " split datacenters (each holds degree / k members of a group)");
+        valid = false;
+    }
+    for (std::size_t j = 0; j < shard.stageDatacenters.size(); ++j)
+        if (std::find(seen.begin(), seen.end(), shard.stageDatacenters[j]) == seen.end()) {
+            sink.error(childPointer(base + "/stage_datacenters", j),
+                       "stage datacenter " + str(shard.stageDatacenters[j]) +
+                           " is not one of the shard's split_datacenters");
+            valid = false;
+        }
+    if (!valid)
+        return false;
+    std::string names;
+    for (const Id dc : shard.splitDatacenters)
+        names += (names.empty() ? "" : ", ") + s.topology.datacenters[index.at(dc)].name;
+    sink.warning(dimPtr, std::string(tp ? "TP " : "CP ") + str(degree) + " is split across " +
+                             names + ": every " + (tp ? "tensor" : "context") +
+                             "-parallel collective crosses the DCI link");
+    return true;
+}
 
 // Stage lists, then the GPUs the shards put in each datacenter (docs/scenario-format.md,
 // "Placement": tp * cp * dp_replicas per stage entry).
@@ -85,6 +145,11 @@ PlacementResult checkPlacement(const Scenario& s, DiagnosticSink& sink)
                            "no datacenter with id " + str(shard.stageDatacenters[j]));
                 valid = false;
             }
+        // A split_dim without split_datacenters is reported too (it would be silently unused).
+        const bool splitGiven =
+            !shard.splitDatacenters.empty() || shard.splitDim != ParallelDim::Tp;
+        if (splitGiven && !checkSplit(s, i, index, sink))
+            valid = false;
     }
     if (!valid)
         return out;
@@ -93,6 +158,17 @@ PlacementResult checkPlacement(const Scenario& s, DiagnosticSink& sink)
         // Saturates: an absurd product is reported as a mismatch below, not an overflow.
         const std::int64_t perStage =
             checkedMul(perReplica, shard.dpReplicas).value_or(kMaxGpus + 1);
+        if (shard.split()) {
+            // A split shard puts tp * cp * dp_replicas * pp / k GPUs in each split datacenter.
+            const auto k = static_cast<std::int64_t>(shard.splitDatacenters.size());
+            const std::int64_t each =
+                checkedMul(std::min(perStage, kMaxGpus + 1), p.pp).value_or(kMaxGpus + 1) / k;
+            for (Id dc : shard.splitDatacenters) {
+                std::int64_t& placed = out.placed[index.at(dc)];
+                placed = std::min(placed + std::min(each, kMaxGpus + 1), kMaxGpus + 1);
+            }
+            continue;
+        }
         for (Id dc : shard.stageDatacenters) {
             std::int64_t& placed = out.placed[index.at(dc)];
             placed = std::min(placed + std::min(perStage, kMaxGpus + 1), kMaxGpus + 1);

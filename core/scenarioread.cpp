@@ -161,6 +161,13 @@ void readPlacement(ObjectReader& r, Placement& p)
             readInt(v, ptr, sink, id, kId.expected);
             shard.stageDatacenters.push_back(id);
         });
+        // Optional split of a TP or CP group across datacenters (docs/scenario-format.md).
+        o.array("split_datacenters", kOpt, [&](const Json& v, const std::string& ptr) {
+            int id = 0;
+            readInt(v, ptr, sink, id, kId.expected);
+            shard.splitDatacenters.push_back(id);
+        });
+        o.enumeration("split_dim", shard.splitDim, parallelDimFromString, "tp | cp");
     });
     r.array("layers_per_stage", kOpt, [&](const Json& v, const std::string& ptr) {
         int layers = 0;

@@ -138,9 +138,16 @@ Json toJson(const Placement& p)
         j["rank_order"].push_back(toString(dim));
     if (!p.shards.empty()) {
         j["shards"] = Json::array();
-        for (const PlacementShard& shard : p.shards)
-            j["shards"].push_back(Json{{"dp_replicas", shard.dpReplicas},
-                                       {"stage_datacenters", shard.stageDatacenters}});
+        for (const PlacementShard& shard : p.shards) {
+            Json js{{"dp_replicas", shard.dpReplicas},
+                    {"stage_datacenters", shard.stageDatacenters}};
+            // Written only when set, so files without a split stay byte-identical.
+            if (!shard.splitDatacenters.empty())
+                js["split_datacenters"] = shard.splitDatacenters;
+            if (!shard.splitDatacenters.empty() || shard.splitDim != ParallelDim::Tp)
+                js["split_dim"] = toString(shard.splitDim);
+            j["shards"].push_back(std::move(js));
+        }
     }
     if (!p.layersPerStage.empty())
         j["layers_per_stage"] = p.layersPerStage;

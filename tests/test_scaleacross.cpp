@@ -2,6 +2,7 @@
 // boundary or the data-parallel crossing between datacenters changes the iteration time, and a
 // warning names the link and the parallel dimension that cause it.
 #include "costmodel.h"
+#include "placement.h"
 #include "placementpresets.h"
 #include "scenarioio.h"
 
@@ -40,6 +41,7 @@ private slots:
     void ppBoundaryAcrossBuildingsNamesTheLink();
     void dpAcrossBuildingsSharesTheLink();
     void longerDistanceNeverFaster();
+    void tpSplitAcrossBuildingsCrossesTheLink();
 };
 
 void TestScaleAcross::slowerDciLengthensPipelineAndSaysWhy()
@@ -97,6 +99,41 @@ void TestScaleAcross::longerDistanceNeverFaster()
         QVERIFY2(ev.iterationTimeS >= previous, qPrintable(QString::number(km)));
         previous = ev.iterationTimeS;
     }
+}
+
+void TestScaleAcross::tpSplitAcrossBuildingsCrossesTheLink()
+{
+    // Issue 4 item 2: TP across datacenters is allowed with a warning. Every TP group of the
+    // preset gets 4 ranks in each building, so every tensor-parallel collective crosses the DCI.
+    core::Scenario s = loadPreset("llama3-405b-two-buildings.json");
+    const core::Evaluation pp = core::evaluate(s);
+    s.placement.shards.front().splitDatacenters = {0, 1};
+    s.placement.shards.front().splitDim = core::ParallelDim::Tp;
+    const auto diagnostics = core::checkScenario(s, core::effectiveCatalog(s));
+    QCOMPARE(diagnostics.size(), std::size_t{1});
+    QCOMPARE(diagnostics.front().severity, core::Diagnostic::Severity::Warning);
+    QCOMPARE(diagnostics.front().pointer, std::string("/placement/shards/0/split_dim"));
+    QCOMPARE(diagnostics.front().message,
+             std::string("TP 8 is split across building-a, building-b: every tensor-parallel "
+                         "collective crosses the DCI link"));
+
+    const core::PlacementAnalysis p = core::analyzePlacement(s, core::effectiveCatalog(s));
+    QVERIFY(p.tp.crossesDci());
+    QCOMPARE(p.tp.size(), 8);
+    const core::LevelLink& dci = p.tp.levels.back();
+    QCOMPARE(dci.linkClass, core::LinkClass::Dci);
+    QCOMPARE(dci.participants, 2);
+    // Every GPU of the shard (8 * 128 * 16 / 2 per building) runs a TP collective at once.
+    QCOMPARE(dci.concurrentFlows, 8192);
+    QVERIFY(!p.dp.crossesDci()); // each TP slice's DP group stays in its building
+
+    const core::Evaluation tp = core::evaluate(s);
+    QVERIFY(pp.ok && tp.ok);
+    QVERIFY(hasWarning(tp, "tp-crosses-dc", "building-a<->building-b"));
+    QVERIFY(tp.breakdown.tpCommS > pp.breakdown.tpCommS * 10.0);
+    QVERIFY(tp.iterationTimeS > pp.iterationTimeS * 2.0);
+    qInfo("  iteration time: PP across %.2f s, TP split %.2f s (TP comm %.3f -> %.3f s)",
+          pp.iterationTimeS, tp.iterationTimeS, pp.breakdown.tpCommS, tp.breakdown.tpCommS);
 }
 
 QTEST_GUILESS_MAIN(TestScaleAcross)

@@ -73,6 +73,7 @@ private slots:
     void fixtureIsValid();
     void roundTripFixture();
     void roundTripDoubles();
+    void roundTripSplitShard();
     void roundTripPresets_data();
     void roundTripPresets();
     void outputKeyOrder();
@@ -122,6 +123,31 @@ void TestScenarioIo::roundTripFixture()
     QVERIFY(*r.scenario == s);
     // Saving again gives the same bytes: files do not churn between saves.
     QCOMPARE(core::serializeScenario(*r.scenario), text);
+}
+
+void TestScenarioIo::roundTripSplitShard()
+{
+    // One shard whose TP groups span both datacenters: tp * cp * 8 * 4 / 2 = 256 GPUs in each.
+    core::Scenario s = tests::multiDcScenario();
+    s.placement.shards = {{8, {0, 0, 4, 4}, {0, 4}, core::ParallelDim::Tp}};
+    const std::string text = core::serializeScenario(s);
+    QVERIFY(text.find("\"split_datacenters\"") != std::string::npos);
+    const core::LoadResult r = core::parseScenario(text, "split.json");
+    QVERIFY2(r.ok(), qPrintable(joined(r.errors)));
+    QVERIFY(*r.scenario == s);
+    QCOMPARE(core::serializeScenario(*r.scenario), text);
+    // Legal, but it warns at the split dimension.
+    QVERIFY2(hasPointer(r.warnings, "/placement/shards/0/split_dim"),
+             qPrintable(joined(r.warnings)));
+    QVERIFY(joined(r.warnings).contains("TP 8 is split across dc-"));
+    // CP split too.
+    s.placement.shards.front().splitDim = core::ParallelDim::Cp;
+    const core::LoadResult cp = core::parseScenario(core::serializeScenario(s), "split.json");
+    QVERIFY2(cp.ok(), qPrintable(joined(cp.errors)));
+    QVERIFY(*cp.scenario == s);
+    QVERIFY(joined(cp.warnings).contains("CP 2 is split across"));
+    // Files without a split do not mention it.
+    QVERIFY(core::serializeScenario(tests::multiDcScenario()).find("split_") == std::string::npos);
 }
 
 void TestScenarioIo::roundTripDoubles()
@@ -294,6 +320,18 @@ void TestScenarioIo::malformed_data()
     set("rank order repeats a dimension", "/placement/rank_order",
         R"(["tp", "tp", "ep", "dp", "pp"])", "/placement/rank_order");
     set("pp beyond layers", "/workload/layers", "3", "/parallelism/pp");
+
+    // A TP or CP group split across datacenters (docs/scenario-format.md, "Placement").
+    set("split across an unknown datacenter", "/placement/shards/0/split_datacenters", "[0, 9]",
+        "/placement/shards/0/split_datacenters/1");
+    set("split lists a datacenter twice", "/placement/shards/0/split_datacenters", "[0, 0]",
+        "/placement/shards/0/split_datacenters/1");
+    set("split over one datacenter", "/placement/shards/0/split_datacenters", "[0]",
+        "/placement/shards/0/split_datacenters");
+    set("split dimension not tp or cp", "/placement/shards/0",
+        R"({"dp_replicas": 4, "stage_datacenters": [0, 0, 0, 4], "split_datacenters": [0, 4],
+            "split_dim": "ep"})",
+        "/placement/shards/0/split_dim");
 }
 
 void TestScenarioIo::malformed()
