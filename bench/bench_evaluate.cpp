@@ -1,8 +1,8 @@
 // evaluate() on every preset (issue 3 item 8): target median <= 50 us for the 16,384-GPU
 // preset on one core. Scenarios are loaded once, outside the timed loop. The "/timeline"
 // variant is what the GUI runs (the pipeline timeline recorded); evaluate() always records it.
-#include "costmodel.h"
-#include "scenarioio.h"
+#include "evaluation/costmodel.h"
+#include "io/scenarioio.h"
 
 #include <benchmark/benchmark.h>
 

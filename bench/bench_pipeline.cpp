@@ -1,6 +1,6 @@
 // Speed of the pipeline simulator (core/pipelinesimulator.h): the explorer runs it for every
 // design point, the GUI on every edit.
-#include "pipelinesimulator.h"
+#include "pipeline/pipelinesimulator.h"
 
 #include <benchmark/benchmark.h>
 

@@ -14,9 +14,9 @@
 // --gemm-only fits gemm_peak and gemm_half_dim and keeps memory_bound and comm_interference
 // as given (--set or the catalog): for a generation with too few runs to fit four parameters
 // (hopper: three), those two carry over from the generation that has the data (A100).
-#include "costmodel.h"
-#include "publishedruns.h"
-#include "scenarioio.h"
+#include "evaluation/costmodel.h"
+#include "validation/publishedruns.h"
+#include "io/scenarioio.h"
 
 #include <cmath>
 #include <cstdio>

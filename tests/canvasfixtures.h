@@ -2,7 +2,7 @@
 // (a 100,000-GPU cluster is 19 objects), built in code so each test states what it needs.
 #pragma once
 
-#include "scenario.h"
+#include "model/scenario.h"
 
 #include <string>
 #include <vector>

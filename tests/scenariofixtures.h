@@ -3,7 +3,7 @@
 // reader or writer forgets breaks the round trip.
 #pragma once
 
-#include "scenario.h"
+#include "model/scenario.h"
 
 namespace archipelago::tests {
 

@@ -4,13 +4,13 @@
 // the plots and the comparison table. Also: the empty document is valid, and an edit that
 // changes DP moves the global batch to a valid multiple instead of being refused.
 #include "comparisontable.h"
-#include "costmodel.h"
+#include "evaluation/costmodel.h"
 #include "document.h"
 #include "editcontroller.h"
 #include "evaluator.h"
 #include "mainwindow.h"
 #include "pinevaluations.h"
-#include "placementpresets.h"
+#include "model/placementpresets.h"
 #include "placementrepair.h"
 #include "plotbreakdown.h"
 #include "plotbubble.h"
@@ -19,8 +19,8 @@
 #include "presetlibrary.h"
 #include "prompts.h"
 #include "propertyeditor.h"
-#include "scenarioio.h"
-#include "scenariotemplates.h"
+#include "io/scenarioio.h"
+#include "model/scenariotemplates.h"
 #include "topologycanvas.h"
 
 #include <QSignalSpy>

@@ -4,7 +4,7 @@
 #include "canvasfixtures.h"
 #include "layoutview.h"
 #include "layoutviewgeometry.h"
-#include "placementpresets.h"
+#include "model/placementpresets.h"
 #include "topologycanvas.h"
 
 #include <QComboBox>

@@ -1,7 +1,7 @@
 // archipelago-cli check: exit codes and output lines (ARCHITECTURE.md section 6).
 #include "cli.h"
 #include "scenariofixtures.h"
-#include "scenarioio.h"
+#include "io/scenarioio.h"
 
 #include <QFile>
 #include <QTemporaryDir>

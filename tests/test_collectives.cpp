@@ -1,5 +1,5 @@
 // Alpha-beta collective costs against hand-computed values (Thakur et al. 2005, section 4).
-#include "collectives.h"
+#include "network/collectives.h"
 
 #include <QtTest>
 

@@ -1,6 +1,6 @@
 // Properties the cost model must satisfy whatever its calibration.
-#include "costmodel.h"
-#include "scenarioio.h"
+#include "evaluation/costmodel.h"
+#include "io/scenarioio.h"
 
 #include <QtTest>
 

@@ -10,7 +10,7 @@
 #include "format.h"
 #include "mainwindow.h"
 #include "pincommands.h"
-#include "placementpresets.h"
+#include "model/placementpresets.h"
 #include "placementrepair.h"
 #include "plotbreakdown.h"
 #include "plotspanel.h"

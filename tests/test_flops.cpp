@@ -4,7 +4,7 @@
 // GeLU) and drops biases, norms, softmax and the embedding lookup; our count drops the same
 // (they are memory-bound work, timed on HBM, not FLOPs), so on GPT shapes the two agree to
 // rounding. The 1% tolerance is the issue's; GQA and SwiGLU shapes are outside the formula.
-#include "modelflops.h"
+#include "compute/modelflops.h"
 
 #include <QtTest>
 

@@ -1,7 +1,7 @@
 // GUI smoke test (issue 2 item 9): open a preset, edit through undo commands, undo, redo, save
 // atomically, reload; every command round-trips redo -> undo -> redo and emits changed(); a
 // malformed file leaves the document intact; the main window builds offscreen.
-#include "costmodel.h"
+#include "evaluation/costmodel.h"
 #include "datacentercommands.h"
 #include "document.h"
 #include "evaluationsummary.h"

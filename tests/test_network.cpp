@@ -2,11 +2,11 @@
 // routes, the bill of materials and traffic per level. Placement is in test_network_placement.cpp.
 #include "test_network.h"
 
-#include "bom.h"
-#include "dcimodel.h"
-#include "fabric.h"
-#include "linktraffic.h"
-#include "topologygraph.h"
+#include "network/bom.h"
+#include "network/dcimodel.h"
+#include "network/fabric.h"
+#include "network/linktraffic.h"
+#include "model/topologygraph.h"
 
 #include <QtTest>
 

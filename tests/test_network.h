@@ -1,8 +1,8 @@
 // Network area tests (issue 4): shared fixtures and the test class.
 #pragma once
 
-#include "evaluation.h"
-#include "scenario.h"
+#include "model/evaluation.h"
+#include "model/scenario.h"
 
 #include <QObject>
 

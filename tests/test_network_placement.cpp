@@ -2,12 +2,12 @@
 // DCI levels, and the rail-only study (Wang et al. 2023) on the bill of materials.
 #include "test_network.h"
 
-#include "bom.h"
-#include "costmodel.h"
-#include "dcimodel.h"
-#include "fabric.h"
-#include "placement.h"
-#include "scenarioio.h"
+#include "network/bom.h"
+#include "evaluation/costmodel.h"
+#include "network/dcimodel.h"
+#include "network/fabric.h"
+#include "network/placement.h"
+#include "io/scenarioio.h"
 
 #include <QtTest>
 

@@ -1,7 +1,7 @@
 // Tests of the pipeline discrete-event simulator (core/pipelinesimulator.h): closed forms of
 // the schedules with uniform stages, exact cases with uneven stages and transfers, properties
 // (monotonicity, cross-DC-aware warm-up, no deadlock) and the timeline.
-#include "pipelinesimulator.h"
+#include "pipeline/pipelinesimulator.h"
 
 #include <QTest>
 

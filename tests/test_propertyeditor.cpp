@@ -2,7 +2,7 @@
 // leave as one intent whose candidate passes the loader's checks; invalid ones are refused inline
 // with the loader's reason and emit nothing; a multi-selection shows "mixed" and is edited as a
 // whole. The editor never changes a document: the tests only listen.
-#include "placementpresets.h"
+#include "model/placementpresets.h"
 #include "propertyeditor.h"
 #include "propertyeditordatacenter.h"
 #include "propertyeditorlink.h"
@@ -10,8 +10,8 @@
 #include "propertyeditorschedule.h"
 #include "propertyeditorvalidation.h"
 
-#include "costmodel.h"
-#include "scenarioio.h"
+#include "evaluation/costmodel.h"
+#include "io/scenarioio.h"
 
 #include <QFormLayout>
 #include <QLabel>

@@ -1,10 +1,10 @@
 // Scale-across behaviour the model must explain (issue 4, "Done when"): moving the pipeline
 // boundary or the data-parallel crossing between datacenters changes the iteration time, and a
 // warning names the link and the parallel dimension that cause it.
-#include "costmodel.h"
-#include "placement.h"
-#include "placementpresets.h"
-#include "scenarioio.h"
+#include "evaluation/costmodel.h"
+#include "network/placement.h"
+#include "model/placementpresets.h"
+#include "io/scenarioio.h"
 
 #include <QtTest>
 

@@ -1,7 +1,7 @@
 // Scenario JSON I/O: round trips, every kind of malformed input, warnings, migration, catalog.
-#include "migration.h"
+#include "io/migration.h"
 #include "scenariofixtures.h"
-#include "scenarioio.h"
+#include "io/scenarioio.h"
 
 #include <nlohmann/json.hpp>
 

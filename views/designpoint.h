@@ -3,8 +3,8 @@
 // current document and from its pins; the views only read them.
 #pragma once
 
-#include "evaluation.h"
-#include "scenario.h"
+#include "model/evaluation.h"
+#include "model/scenario.h"
 
 #include <QColor>
 #include <QList>

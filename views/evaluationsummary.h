@@ -3,7 +3,7 @@
 // what core computed; computes nothing itself.
 #pragma once
 
-#include "evaluation.h"
+#include "model/evaluation.h"
 
 #include <QWidget>
 

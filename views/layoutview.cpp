@@ -1,7 +1,7 @@
 #include "layoutview.h"
 
 #include "layoutviewcanvas.h"
-#include "placementpresets.h"
+#include "model/placementpresets.h"
 #include "topologyformat.h"
 
 #include <QComboBox>

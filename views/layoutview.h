@@ -16,8 +16,8 @@
 
 #include "layoutviewgeometry.h"
 
-#include "evaluation.h"
-#include "scenario.h"
+#include "model/evaluation.h"
+#include "model/scenario.h"
 
 #include <QWidget>
 

@@ -7,8 +7,8 @@
 #include "layoutviewgeometry.h"
 #include "layoutviewpainter.h"
 
-#include "evaluation.h"
-#include "scenario.h"
+#include "model/evaluation.h"
+#include "model/scenario.h"
 
 #include <QWidget>
 

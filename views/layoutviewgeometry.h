@@ -4,7 +4,7 @@
 // (no painting, no costs), shared by painting and hit-testing.
 #pragma once
 
-#include "scenario.h"
+#include "model/scenario.h"
 
 #include <QList>
 #include <QRectF>

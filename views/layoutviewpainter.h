@@ -5,8 +5,8 @@
 
 #include "layoutviewgeometry.h"
 
-#include "evaluation.h"
-#include "scenario.h"
+#include "model/evaluation.h"
+#include "model/scenario.h"
 
 #include <QCoreApplication>
 #include <QFont>

@@ -1,6 +1,6 @@
 #include "propertyeditor.h"
 
-#include "placementpresets.h"
+#include "model/placementpresets.h"
 
 #include "propertyeditordatacenter.h"
 #include "propertyeditorlink.h"

@@ -1,6 +1,6 @@
 #include "propertyeditordatacenter.h"
 
-#include "costmodel.h"
+#include "evaluation/costmodel.h"
 #include "format.h"
 
 #include <QFormLayout>

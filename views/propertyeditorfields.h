@@ -4,7 +4,7 @@
 // the diagnostics of the JSON pointers it edits under it (red: refused, amber: warning).
 #pragma once
 
-#include "scenarioio.h"
+#include "io/scenarioio.h"
 
 #include <QCheckBox>
 #include <QComboBox>

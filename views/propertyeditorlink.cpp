@@ -1,6 +1,6 @@
 #include "propertyeditorlink.h"
 
-#include "costmodel.h"
+#include "evaluation/costmodel.h"
 #include "format.h"
 
 #include <QFormLayout>

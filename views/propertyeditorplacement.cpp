@@ -1,7 +1,7 @@
 #include "propertyeditorplacement.h"
 
 #include "format.h"
-#include "placementpresets.h"
+#include "model/placementpresets.h"
 
 #include <QObject>
 #include <QStringList>

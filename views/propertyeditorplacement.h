@@ -4,7 +4,7 @@
 // editor offers a consistent placement with the edit instead of refusing it, as one intent.
 #pragma once
 
-#include "scenario.h"
+#include "model/scenario.h"
 
 #include <QString>
 

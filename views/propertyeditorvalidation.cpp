@@ -1,6 +1,6 @@
 #include "propertyeditorvalidation.h"
 
-#include "costmodel.h"
+#include "evaluation/costmodel.h"
 #include "propertyeditorfields.h"
 
 #include <algorithm>

@@ -4,7 +4,7 @@
 // refused for, with the same words.
 #pragma once
 
-#include "scenarioio.h"
+#include "io/scenarioio.h"
 
 #include <QStringList>
 

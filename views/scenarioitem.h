@@ -3,7 +3,7 @@
 // scenario can be shown again with the same selection.
 #pragma once
 
-#include "scenario.h"
+#include "model/scenario.h"
 
 #include <QMetaType>
 

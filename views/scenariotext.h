@@ -2,7 +2,7 @@
 // (later) the canvas labels, so every view names an object the same way.
 #pragma once
 
-#include "scenario.h"
+#include "model/scenario.h"
 
 #include <QString>
 

@@ -21,7 +21,7 @@
 
 #include "topologyselection.h"
 
-#include "scenario.h"
+#include "model/scenario.h"
 
 #include <QWidget>
 

@@ -2,7 +2,7 @@
 // fabric, the pipeline stages placed in it, and its pods as child items. Holds only its id.
 #pragma once
 
-#include "scenario.h"
+#include "model/scenario.h"
 
 #include <QGraphicsItem>
 

@@ -2,7 +2,7 @@
 // "16,384 GPUs", "64 × 400G = 25.6 Tb/s", "10 km".
 #pragma once
 
-#include "scenario.h"
+#include "model/scenario.h"
 
 #include <QColor>
 #include <QString>

@@ -3,7 +3,7 @@
 // datacenter items (also while they are dragged).
 #pragma once
 
-#include "scenario.h"
+#include "model/scenario.h"
 
 #include <QGraphicsItem>
 #include <QLineF>

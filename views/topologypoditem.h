@@ -2,7 +2,7 @@
 // multiplicity ("×2,048"), never one item per domain or GPU. Holds only its id.
 #pragma once
 
-#include "scenario.h"
+#include "model/scenario.h"
 
 #include <QGraphicsItem>
 

@@ -3,7 +3,7 @@
 // datacenters, pods and links only; double-click edits it.
 #pragma once
 
-#include "scenario.h"
+#include "model/scenario.h"
 
 #include <QGraphicsItem>
 

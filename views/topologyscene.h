@@ -6,7 +6,7 @@
 
 #include "topologyselection.h"
 
-#include "scenario.h"
+#include "model/scenario.h"
 
 #include <QGraphicsScene>
 #include <QHash>

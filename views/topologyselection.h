@@ -1,7 +1,7 @@
 // What the topology canvas has selected, by kind (views emit ids, never objects).
 #pragma once
 
-#include "scenario.h"
+#include "model/scenario.h"
 
 #include <QList>
 #include <QMetaType>

@@ -3,7 +3,7 @@
 // warnings on stderr, so that `check ... >/dev/null` shows exactly what needs attention.
 #include "cli.h"
 
-#include "scenarioio.h"
+#include "io/scenarioio.h"
 
 #include <ostream>
 

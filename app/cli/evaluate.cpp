@@ -2,8 +2,8 @@
 // object (ARCHITECTURE.md section 6). Several files: one object each, in a JSON array.
 #include "cli.h"
 
-#include "costmodel.h"
-#include "scenarioio.h"
+#include "evaluation/costmodel.h"
+#include "io/scenarioio.h"
 
 #include <nlohmann/json.hpp>
 

@@ -2,9 +2,9 @@
 // published training runs (ARCHITECTURE.md sections 6 and 7).
 #include "cli.h"
 
-#include "costmodel.h"
-#include "publishedruns.h"
-#include "scenarioio.h"
+#include "evaluation/costmodel.h"
+#include "validation/publishedruns.h"
+#include "io/scenarioio.h"
 
 #include <nlohmann/json.hpp>
 

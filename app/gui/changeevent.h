@@ -3,7 +3,7 @@
 // colours) just repaint.
 #pragma once
 
-#include "scenario.h"
+#include "model/scenario.h"
 
 #include <QMetaType>
 

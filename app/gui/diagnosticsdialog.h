@@ -2,7 +2,7 @@
 // so the user can find each one in the file.
 #pragma once
 
-#include "scenarioio.h"
+#include "io/scenarioio.h"
 
 #include <QDialog>
 

@@ -5,8 +5,8 @@
 #pragma once
 
 #include "changeevent.h"
-#include "scenario.h"
-#include "scenarioio.h"
+#include "model/scenario.h"
+#include "io/scenarioio.h"
 
 #include <QObject>
 #include <QString>

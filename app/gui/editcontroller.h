@@ -6,8 +6,8 @@
 // adjusted() says what moved.
 #pragma once
 
-#include "scenario.h"
-#include "scenarioio.h"
+#include "model/scenario.h"
+#include "io/scenarioio.h"
 
 #include <QColor>
 #include <QList>

@@ -1,6 +1,6 @@
 #include "evaluator.h"
 
-#include "costmodel.h"
+#include "evaluation/costmodel.h"
 
 #include <QFutureWatcher>
 #include <QtConcurrent/QtConcurrentRun>

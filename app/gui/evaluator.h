@@ -4,8 +4,8 @@
 // latest request is dropped, so the published Evaluation always belongs to the newest scenario.
 #pragma once
 
-#include "evaluation.h"
-#include "scenario.h"
+#include "model/evaluation.h"
+#include "model/scenario.h"
 
 #include <QObject>
 #include <QTimer>

@@ -6,7 +6,7 @@
 #include "pinevaluations.h"
 #include "presetlibrary.h"
 #include "recentfiles.h"
-#include "scenariotemplates.h"
+#include "model/scenariotemplates.h"
 
 #include <QCloseEvent>
 #include <QDir>

@@ -14,7 +14,7 @@
 #include "changeevent.h"
 #include "designpoint.h"
 #include "document.h"
-#include "evaluation.h"
+#include "model/evaluation.h"
 #include "prompts.h"
 
 #include <QMainWindow>

@@ -2,7 +2,7 @@
 
 #include "evaluator.h"
 
-#include "costmodel.h"
+#include "evaluation/costmodel.h"
 
 #include <QFutureWatcher>
 #include <QtConcurrent/QtConcurrentRun>

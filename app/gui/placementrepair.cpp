@@ -1,7 +1,7 @@
 #include "placementrepair.h"
 
-#include "costmodel.h"
-#include "placementpresets.h"
+#include "evaluation/costmodel.h"
+#include "model/placementpresets.h"
 
 #include <QCoreApplication>
 

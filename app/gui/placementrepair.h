@@ -8,7 +8,7 @@
 // refusing; nothing is invented beyond that: an edit still invalid is refused with the reason.
 #pragma once
 
-#include "scenarioio.h"
+#include "io/scenarioio.h"
 
 #include <QString>
 

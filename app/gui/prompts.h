@@ -2,7 +2,7 @@
 // shows, behind one interface so that tests and --screenshot run without modal dialogs.
 #pragma once
 
-#include "scenarioio.h"
+#include "io/scenarioio.h"
 
 #include <QDateTime>
 #include <QStringList>

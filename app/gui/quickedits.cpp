@@ -1,6 +1,6 @@
 #include "quickedits.h"
 
-#include "costmodel.h"
+#include "evaluation/costmodel.h"
 #include "document.h"
 #include "scenariotext.h"
 #include "setpipelineparallel.h"

@@ -4,7 +4,7 @@
 // command keeps its change kind (look-only or cost-affecting) and undo restores exactly.
 #pragma once
 
-#include "scenario.h"
+#include "model/scenario.h"
 
 #include <QString>
 

@@ -1,6 +1,6 @@
 #include "setpipelineparallel.h"
 
-#include "placementpresets.h"
+#include "model/placementpresets.h"
 #include "valuecommands.h"
 
 #include <QCoreApplication>

@@ -1,6 +1,6 @@
 #include "topologyedits.h"
 
-#include "costmodel.h"
+#include "evaluation/costmodel.h"
 
 #include <algorithm>
 #include <cmath>

@@ -4,7 +4,7 @@
 // datacenter and from the catalog.
 #pragma once
 
-#include "scenario.h"
+#include "model/scenario.h"
 
 #include <QList>
 

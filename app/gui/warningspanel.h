@@ -2,7 +2,7 @@
 // warning with its stable code as tooltip, and the model's assumptions below them.
 #pragma once
 
-#include "evaluation.h"
+#include "model/evaluation.h"
 
 #include <QListWidget>
 

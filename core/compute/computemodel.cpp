@@ -1,0 +1,258 @@
+#include "compute/computemodel.h"
+
+#include "compute/modelflops.h"
+
+#include <algorithm>
+#include <cmath>
+
+namespace archipelago::core {
+
+double peakFlopsPerS(const AcceleratorSpec& accel, Precision precision)
+{
+    const double tflops = precision == Precision::Fp8 && accel.peakTflopsFp8 > 0.0
+                              ? accel.peakTflopsFp8
+                              : accel.peakTflopsBf16;
+    return std::max(tflops, 1e-6) * 1e12;
+}
+
+double tileEfficiency(double m, double n, double batch, int sms)
+{
+    if (m <= 0.0 || n <= 0.0)
+        return 1.0;
+    // cuBLAS / CUTLASS tile shapes for 16-bit tensor-core GEMMs on Ampere and Hopper (NVIDIA
+    // Matrix Multiplication Background User's Guide, "Tile Quantization"); the heuristic picks
+    // the one that wastes least.
+    static constexpr double kTiles[][2] = {{256.0, 128.0}, {128.0, 256.0}, {128.0, 128.0}};
+    const double groups = std::max(1.0, std::ceil(batch - 1e-9));
+    double best = 0.0;
+    for (const auto& tile : kTiles) {
+        const double tm = std::ceil(m / tile[0]);
+        const double tn = std::ceil(n / tile[1]);
+        const double fill = m * n / (tm * tile[0] * tn * tile[1]);
+        const double tiles = tm * tn * groups;
+        // One tile per SM at a time; the last wave runs partly empty ("Wave Quantization").
+        const double waves = sms > 0 ? std::ceil(tiles / sms) : 1.0;
+        const double wave = sms > 0 ? tiles / (waves * sms) : 1.0;
+        best = std::max(best, fill * wave);
+    }
+    return best;
+}
+
+namespace {
+
+double kEfficiency(double k, const EfficiencyParams& eff)
+{
+    return k / (k + std::max(0.0, eff.gemmHalfDim));
+}
+
+double hbmBytesPerS(const AcceleratorSpec& accel)
+{
+    return std::max(accel.hbmGBps, 1e-6) * 1e9 * accel.efficiency.memoryBoundEfficiency;
+}
+
+// Tensor-core time of `flops` on a GEMM of output m x n (batch of them), reduction k.
+double tensorTimeS(double flops, double m, double n, double k, double batch,
+                   const AcceleratorSpec& accel, Precision precision)
+{
+    const double e = accel.efficiency.gemmPeakEfficiency * tileEfficiency(m, n, batch, accel.sms) *
+                     kEfficiency(k, accel.efficiency);
+    return flops / (peakFlopsPerS(accel, precision) * std::max(e, 1e-6));
+}
+
+} // namespace
+
+double gemmTimeS(double m, double n, double k, double batch, const AcceleratorSpec& accel,
+                 Precision precision)
+{
+    if (m <= 0.0 || n <= 0.0 || k <= 0.0 || batch <= 0.0)
+        return 0.0;
+    const double flops = 2.0 * m * n * k * batch;
+    // Roofline (Williams et al. 2009): operands read once, output written once.
+    const double inBytes = precision == Precision::Fp8 && accel.peakTflopsFp8 > 0.0 ? 1.0 : 2.0;
+    const double bytes = (inBytes * (m * k + k * n) + 2.0 * m * n) * batch;
+    return std::max(tensorTimeS(flops, m, n, k, batch, accel, precision),
+                    bytes / hbmBytesPerS(accel));
+}
+
+double gemmEfficiency(double m, double n, double k, const AcceleratorSpec& accel)
+{
+    const double t = gemmTimeS(m, n, k, 1.0, accel, Precision::Bf16);
+    return t > 0.0 ? 2.0 * m * n * k / (t * peakFlopsPerS(accel, Precision::Bf16)) : 0.0;
+}
+
+bool fusedAttention(const AcceleratorSpec& accel)
+{
+    // Software of the generation's published runs: Megatron-LM's fused softmax with unfused
+    // Q K^T on Volta/Ampere (Narayanan et al. 2021, Korthikanti et al. 2022, MegaScale's
+    // Megatron baseline); flash attention from Hopper on (Llama 3, DeepSeek-V3 reports).
+    return accel.generation != "ampere" && accel.generation != "volta";
+}
+
+namespace {
+
+// Accumulates GEMM time and FLOPs for one pass.
+struct GemmClock
+{
+    const AcceleratorSpec& accel;
+    Precision precision;
+    double timeS = 0.0;
+    double flops = 0.0;
+
+    void add(double m, double n, double k, double batch = 1.0)
+    {
+        if (m <= 0.0 || n <= 0.0 || k <= 0.0 || batch <= 0.0)
+            return;
+        flops += 2.0 * m * n * k * batch;
+        timeS += gemmTimeS(m, n, k, batch, accel, precision);
+    }
+};
+
+} // namespace
+
+LayerCompute layerCompute(const Workload& w, const Parallelism& par, bool moeLayer,
+                          const AcceleratorSpec& accel)
+{
+    const EfficiencyParams& eff = accel.efficiency;
+    const double t = std::max(1, par.tp);
+    const double cp = std::max(1, par.cp);
+    const double b = std::max(1, par.microBatch);
+    const double s = w.seqLen;
+    const double h = w.hidden;
+    const double d = headDim(w);
+    const double tokens = b * s / cp;                       // T: tokens on this GPU's TP group
+    const double seqShard = par.sequenceParallel ? t : 1.0; // SP shards norm/dropout regions
+    const double headsPerGpu = std::max(1.0, w.heads / t);
+    const double kvDim = static_cast<double>(w.kvHeads) * d;
+    const double mats = mlpMatrices(w.activation);
+    const bool fused = fusedAttention(accel);
+
+    GemmClock rest{accel, w.precision};
+    // Shapes per GPU, Megatron tensor parallelism (Shoeybi et al. 2019, section 3): QKV and
+    // fc1 split by columns, projection and fc2 by rows. With CP each GPU holds s/cp queries
+    // against all s keys (ring attention, Liu et al. 2023).
+    rest.add(tokens, (h + 2.0 * kvDim) / t, h); // QKV
+    rest.add(tokens, h, h / t);                 // output projection
+    // Attention core. Unfused: scores Q K^T and probabilities x V as batched GEMMs through HBM,
+    // softmax with mask and dropout over a*s^2 scores reading and writing them twice plus the
+    // mask (9 bytes per score, the tensors Korthikanti et al. 2022 section 4.1 stores).
+    // Fused (flash): the same two GEMM shapes on chip, half of them under a causal mask
+    // (Dao 2023 section 3.1.1 skips fully masked blocks), bf16 attention kernels (FP8 GEMMs
+    // elsewhere: DeepSeek-V3 report section 3.3 keeps attention in BF16).
+    const double heads = b * headsPerGpu;
+    double attnForwardS = 0.0;
+    double attnBackwardS = 0.0;
+    double scoreBytes = 0.0;
+    double attnFlops = 0.0;
+    if (fused) {
+        const double causal = 0.5;
+        const double scores = (s / cp) * s * heads * causal; // score elements computed
+        const double f1 = 2.0 * scores * d;
+        attnFlops = 2.0 * f1;
+        // The online softmax runs on the CUDA cores between the two GEMMs and, in
+        // FlashAttention-2 style kernels, is not overlapped with them (Shah et al. 2024,
+        // FlashAttention-3, sections 1 and 3.1: H100 SXM5 has 989 TFLOP/s of BF16 matmul but
+        // 3.9 TFLOP/s of exp; FA2 reaches 35% of peak). Per score: one exp on the
+        // special-function units, 16 per SM per clock (CUDA C Programming Guide, arithmetic
+        // instruction throughput, cc 8.x/9.0), about 4 FP32 ops (scale, max, subtract, sum)
+        // on 128 FP32 lanes per SM; the backward pass recomputes P = exp(S - L) (1 exp) and
+        // forms dS = P * (dP - D) (about 4 ops). Clock per SM from the tensor peak: dense BF16
+        // tensor FLOP per clock per SM is 2048 on Ampere, 4096 on Hopper, 8192 on Blackwell
+        // (NVIDIA A100, H100, Blackwell architecture whitepapers).
+        const double perClk = accel.generation == "blackwell" ? 8192.0
+                              : accel.generation == "ampere"  ? 2048.0
+                                                              : 4096.0;
+        const double clockSms = peakFlopsPerS(accel, Precision::Bf16) / perClk; // SM x Hz
+        const double softmaxS = scores * (1.0 / (16.0 * clockSms) + 4.0 / (128.0 * clockSms));
+        attnForwardS = tensorTimeS(f1, s / cp, s, d, heads, accel, Precision::Bf16) +
+                       tensorTimeS(f1, s / cp, d, s, heads, accel, Precision::Bf16) + softmaxS;
+        // Backward: 5 GEMMs for the forward's 2 (Dao 2023 section 3.1.2).
+        attnBackwardS = 2.5 * (attnForwardS - softmaxS) + softmaxS;
+    } else {
+        GemmClock core{accel, Precision::Bf16};
+        core.add(s / cp, s, d, heads); // scores Q K^T
+        core.add(s / cp, d, s, heads); // probabilities x V
+        scoreBytes = 9.0 * heads * (s / cp) * s;
+        attnFlops = core.flops;
+        attnForwardS = core.timeS + scoreBytes / hbmBytesPerS(accel);
+        attnBackwardS = 2.0 * attnForwardS;
+    }
+    // Memory-bound bytes, forward (bf16 = 2 bytes). Two norms read and write T*h
+    // (4 bytes per element); two fused bias-dropout-residual adds read two inputs, write the
+    // output and a 1-byte mask (7). Without SP these regions run replicated on every TP rank.
+    double bytes = (2.0 * 4.0 + 2.0 * 7.0) * tokens * h / seqShard;
+    double kernels = 12.0;
+    if (moeLayer) {
+        const MoeConfig& moe = w.moe;
+        const double ep = std::max(1, par.ep);
+        const double fe = moe.expertFfnHidden;
+        const double routed = tokens * moe.topK; // token-expert pairs on this GPU
+        const double localExperts = std::max(1.0, moe.experts / ep);
+        const double perExpert = routed / localExperts;              // balanced routing
+        rest.add(tokens, moe.experts, h);                            // router
+        rest.add(perExpert, (mats - 1.0) * fe / t, h, localExperts); // expert fc1 (grouped)
+        rest.add(perExpert, h, fe / t, localExperts);                // expert fc2
+        if (moe.sharedExperts > 0) {
+            const double fs = fe * moe.sharedExperts;
+            rest.add(tokens, (mats - 1.0) * fs / t, h);
+            rest.add(tokens, h, fs / t);
+        }
+        // Permute and unpermute the routed tokens (read + write, twice), activation function.
+        bytes += 8.0 * routed * h / t;
+        bytes += (mats == 3.0 ? 6.0 : 4.0) * (routed + tokens * moe.sharedExperts) * fe / t;
+        kernels += 10.0;
+    } else {
+        const double f = w.ffnHidden;
+        rest.add(tokens, (mats - 1.0) * f / t, h); // fc1 (gate and up for SwiGLU)
+        rest.add(tokens, h, f / t);                // fc2
+        // GeLU reads and writes T*f; SwiGLU reads two T*f streams and writes one.
+        bytes += (mats == 3.0 ? 6.0 : 4.0) * tokens * f / t;
+    }
+    const double rate = hbmBytesPerS(accel);
+    const double overhead = kernels * eff.kernelOverheadS;
+    const double other = rest.timeS + bytes / rate + overhead; // everything but attention core
+
+    LayerCompute out;
+    out.memoryBoundS = (bytes + scoreBytes) / rate;
+    out.attentionCoreS = attnForwardS;
+    out.forwardFlops = attnFlops + rest.flops;
+    out.forwardS = other + attnForwardS;
+    // Backward: the input-gradient and weight-gradient GEMMs have the same shapes permuted
+    // (2x FLOPs, Narayanan et al. 2021 Appendix); element-wise backward reads the saved input
+    // and the incoming gradient and writes a gradient (2x bytes).
+    out.backwardS = 2.0 * other + attnBackwardS;
+    if (par.recompute == Recompute::Full)
+        out.recomputeS = out.forwardS;
+    else if (par.recompute == Recompute::Selective)
+        out.recomputeS = attnForwardS + 3.0 * eff.kernelOverheadS; // Korthikanti sec. 5
+    return out;
+}
+
+LogitsCompute logitsCompute(const Workload& w, const Parallelism& par, const AcceleratorSpec& accel)
+{
+    const double t = std::max(1, par.tp);
+    const double tokens =
+        std::max(1, par.microBatch) * static_cast<double>(w.seqLen) / std::max(1, par.cp);
+    GemmClock clock{accel, w.precision};
+    clock.add(tokens, w.vocab / t, w.hidden);
+    // Vocabulary-parallel cross-entropy in fp32 (Megatron): upcast, max, exp-sum and loss
+    // passes over T*V/t logits, about 12 bytes per logit forward.
+    const double bytes = 12.0 * tokens * w.vocab / t;
+    LogitsCompute out;
+    out.forwardS =
+        clock.timeS + bytes / hbmBytesPerS(accel) + 4.0 * accel.efficiency.kernelOverheadS;
+    out.backwardS = 2.0 * out.forwardS;
+    return out;
+}
+
+double optimizerStepS(double localParams, double shardParams, const AcceleratorSpec& accel)
+{
+    // Mixed-precision Adam (Micikevicius et al. 2018; Rajbhandari et al. 2020, ZeRO,
+    // section 3.1): per updated parameter read the fp32 gradient (4), read and write the fp32
+    // master weight, momentum and variance (24) and write the bf16 weight (2) = 30 bytes; per
+    // local parameter the gradient-norm pass reads and the zeroing pass writes the fp32
+    // gradient (8 bytes).
+    const double bytes = 30.0 * shardParams + 8.0 * localParams;
+    return bytes / hbmBytesPerS(accel) + 10.0 * accel.efficiency.kernelOverheadS;
+}
+
+} // namespace archipelago::core

@@ -1,0 +1,176 @@
+#include "compute/memorymodel.h"
+
+#include "compute/modelflops.h"
+
+#include <algorithm>
+#include <cmath>
+
+namespace archipelago::core {
+
+LayerParams layerParamsPerGpu(const Workload& w, const Parallelism& par, bool moeLayer)
+{
+    const double t = std::max(1, par.tp);
+    const double h = w.hidden;
+    const double kvDim = static_cast<double>(w.kvHeads) * headDim(w);
+    const double mats = mlpMatrices(w.activation);
+    LayerParams p;
+    // Attention: QKV h x (h + 2 kv d) and projection h x h, split by TP; two norms replicated.
+    p.dense = (h * (h + 2.0 * kvDim) + h * h) / t + 2.0 * h;
+    if (moeLayer) {
+        const MoeConfig& moe = w.moe;
+        const double expert = mats * h * moe.expertFfnHidden / t;
+        p.dense += h * moe.experts + expert * moe.sharedExperts; // router + shared experts
+        p.expert = expert * moe.experts / std::max(1, par.ep);
+    } else {
+        p.dense += mats * h * w.ffnHidden / t;
+    }
+    return p;
+}
+
+double vocabParamsPerGpu(const Workload& w, const Parallelism& par)
+{
+    return static_cast<double>(w.vocab) * w.hidden / std::max(1, par.tp);
+}
+
+StateBytes stateBytesPerParam(const Parallelism& par, double shardGroup)
+{
+    const double d = std::max(1.0, shardGroup);
+    StateBytes s;
+    const int zero = std::max(par.zeroStage, par.distributedOptimizer ? 1 : 0);
+    if (zero >= 1)
+        s.optimizer /= d;
+    if (zero >= 2)
+        s.gradients /= d;
+    if (zero >= 3)
+        s.weights /= d;
+    return s;
+}
+
+double activationBytesPerLayer(const Workload& w, const Parallelism& par, bool moeLayer,
+                               bool fusedAttention)
+{
+    const double t = std::max(1, par.tp);
+    const double cp = std::max(1, par.cp);
+    const double b = std::max(1, par.microBatch);
+    const double s = w.seqLen / cp; // CP splits the sequence (Megatron context parallel)
+    const double h = w.hidden;
+    const double a = w.heads;
+    const double kvDim = static_cast<double>(w.kvHeads) * headDim(w);
+    const double sp = par.sequenceParallel ? t : 1.0;
+    const double sbh = s * b * h;
+    // Full recompute keeps only each layer's input (Korthikanti et al. 2022 section 4.3).
+    if (par.recompute == Recompute::Full)
+        return 2.0 * sbh / sp;
+    // GEMM inputs saved for the weight gradient: bf16 (2 bytes), or FP8 (1 byte) when the
+    // GEMMs run in FP8 (Transformer Engine saves the FP8 cast of the input; DeepSeek-V3 report
+    // section 3.3.4 caches activations in FP8). Norm, attention and activation-function inputs
+    // stay bf16.
+    const double g = w.precision == Precision::Fp8 ? 1.0 : 2.0;
+    // Korthikanti et al. 2022 section 4.1, per layer: outside the TP regions (replicated
+    // without SP, split by t with SP): two norm inputs 4sbh, QKV input 2sbh, fc1 input 2sbh,
+    // two dropout masks 2sbh = 10sbh.
+    double outside = (6.0 + 2.0 * g) * sbh;
+    // Inside the TP regions (split by t): Q 2sbh, K and V 2*s*b*kv*d each (GQA shrinks them),
+    // projection input 2sbh; = 8sbh with kv = a.
+    double inside = (2.0 + g) * sbh + 4.0 * s * b * kvDim;
+    // MLP: activation input and fc2 input, 2*s*b*f each (GeLU: 16sbh with f = 4h); SwiGLU
+    // keeps gate and up outputs (4*s*b*f) and the fc2 input (2*s*b*f).
+    const double mats = mlpMatrices(w.activation);
+    const double perFfn = (mats == 3.0 ? 4.0 : 2.0) + g;
+    if (moeLayer) {
+        const MoeConfig& moe = w.moe;
+        // Router logits in fp32; each routed copy of a token keeps its dispatched input and
+        // the expert's activations; shared experts as a dense MLP.
+        outside += 4.0 * s * b * moe.experts;
+        inside += moe.topK * (g * sbh + perFfn * s * b * moe.expertFfnHidden);
+        inside += perFfn * s * b * moe.expertFfnHidden * moe.sharedExperts;
+    } else {
+        inside += perFfn * s * b * w.ffnHidden;
+    }
+    // Attention core: softmax output 2as^2b, dropout mask as^2b, dropout output 2as^2b;
+    // selective recompute drops exactly these (Korthikanti et al. 2022 section 5). With CP
+    // each GPU holds its s/cp queries against all s keys.
+    double core = par.recompute == Recompute::Selective ? 0.0 : 5.0 * a * s * (s * cp) * b;
+    if (fusedAttention) // flash: fp32 log-sum-exp per query and head (Dao 2023, Algorithm 1)
+        core = 4.0 * a * s * b;
+    return outside / sp + inside / t + core / t;
+}
+
+double inFlightMicroBatches(ScheduleKind kind, int p, int v, int m, int rank)
+{
+    p = std::max(1, p);
+    v = std::max(1, v);
+    m = std::max(1, m);
+    double n = 1.0;
+    switch (kind) {
+    case ScheduleKind::GPipe:
+        n = m;
+        break;
+    case ScheduleKind::OneFOneB:
+    case ScheduleKind::ZeroBubbleH1:
+        n = p - rank;
+        break;
+    case ScheduleKind::Interleaved1F1B:
+        n = std::min<double>(static_cast<double>(m) * v,
+                             (p - rank - 1) * 2.0 + (v - 1.0) * p + 1.0) /
+            v;
+        break;
+    case ScheduleKind::ZeroBubbleH2:
+        n = 2.0 * (p - rank) - 1.0;
+        break;
+    }
+    return std::clamp(n, 1.0, static_cast<double>(m));
+}
+
+MemoryBreakdown stageMemory(const Workload& w, const Parallelism& par, const StageMemoryInput& in)
+{
+    const double denseLayers = in.layers - in.moeLayers;
+    const LayerParams dense = layerParamsPerGpu(w, par, false);
+    const LayerParams moe = layerParamsPerGpu(w, par, true);
+    double denseParams = denseLayers * dense.dense + in.moeLayers * moe.dense;
+    const double expertParams = in.moeLayers * moe.expert;
+    if (in.first)
+        denseParams += vocabParamsPerGpu(w, par);
+    if (in.last)
+        denseParams += vocabParamsPerGpu(w, par);
+    const StateBytes ds = stateBytesPerParam(par, in.denseShardGroup);
+    const StateBytes es = stateBytesPerParam(par, in.expertShardGroup);
+
+    MemoryBreakdown mem;
+    mem.weightsGib = (denseParams * ds.weights + expertParams * es.weights) / kGib;
+    mem.gradientsGib = (denseParams * ds.gradients + expertParams * es.gradients) / kGib;
+    mem.optimizerGib = (denseParams * ds.optimizer + expertParams * es.optimizer) / kGib;
+
+    const double perMb = denseLayers * activationBytesPerLayer(w, par, false, in.fusedAttention) +
+                         in.moeLayers * activationBytesPerLayer(w, par, true, in.fusedAttention);
+    double act = perMb * in.inFlight;
+    if (par.recompute == Recompute::Full) {
+        // Recomputing one layer before its backward needs that layer's full activations once
+        // (Korthikanti et al. 2022 section 4.3).
+        Parallelism none = par;
+        none.recompute = Recompute::None;
+        act += activationBytesPerLayer(w, none, in.moeLayers > 0.0 && denseLayers <= 0.0,
+                                       in.fusedAttention);
+    }
+    const double t = std::max(1, par.tp);
+    const double b = std::max(1, par.microBatch);
+    const double s = static_cast<double>(w.seqLen) / std::max(1, par.cp);
+    if (in.first) // embedding dropout mask per micro-batch in flight (ibid. section 4.3)
+        act += s * b * w.hidden / (par.sequenceParallel ? t : 1.0) * in.inFlight;
+    if (in.last) // fp32 logits of the micro-batch in its loss (ibid. section 4.3: 4sbv/t)
+        act += 4.0 * s * b * w.vocab / t;
+    mem.activationsGib = act / kGib;
+    mem.inFlightMicroBatches = static_cast<int>(std::ceil(in.inFlight - 1e-9));
+    mem.worstStage = in.rank;
+    const double allocated =
+        mem.weightsGib + mem.gradientsGib + mem.optimizerGib + mem.activationsGib;
+    mem.otherGib = reserveGib(allocated);
+    return mem;
+}
+
+double reserveGib(double allocatedGib)
+{
+    return 2.0 + 0.05 * allocatedGib;
+}
+
+} // namespace archipelago::core

@@ -1,0 +1,82 @@
+// Memory per GPU (ARCHITECTURE.md section 3, "Memory"): weights, gradients and optimizer
+// states sharded by ZeRO stage or Megatron's distributed optimizer, activations per layer per
+// micro-batch after Korthikanti et al. 2022 (Table 2), micro-batches in flight per schedule,
+// and the heavier first and last stages.
+#pragma once
+
+#include "model/evaluation.h"
+#include "model/scenario.h"
+
+#include <vector>
+
+namespace archipelago::core {
+
+// Parameters one GPU holds for one layer (weights sharded by TP, experts also by EP).
+struct LayerParams
+{
+    double dense = 0.0;  // attention, dense MLP, norms, router, shared experts
+    double expert = 0.0; // routed experts (gradients reduced over the expert-DP group)
+};
+LayerParams layerParamsPerGpu(const Workload& workload, const Parallelism& par, bool moeLayer);
+// Input embedding or output layer on one GPU: V*h/t (vocabulary-parallel, Megatron).
+double vocabParamsPerGpu(const Workload& workload, const Parallelism& par);
+
+// Bytes per parameter of weights, gradients and optimizer states, for a data-parallel shard
+// group of `shardGroup` GPUs. Megatron mixed precision keeps bf16 weights (2), fp32 main
+// gradients (4) and fp32 master weights, Adam momentum and variance (12): 18 bytes; its
+// distributed optimizer shards the 12 (6 + 12/d; Megatron-LM docs, "Distributed Optimizer").
+// ZeRO stages 1/2/3 shard optimizer / + gradients / + weights (Rajbhandari et al. 2020,
+// section 5, Figure 1).
+struct StateBytes
+{
+    double weights = 2.0;
+    double gradients = 4.0;
+    double optimizer = 12.0;
+    double total() const { return weights + gradients + optimizer; }
+};
+StateBytes stateBytesPerParam(const Parallelism& par, double shardGroup);
+
+// Activation bytes stored per layer per micro-batch on one GPU, Korthikanti et al. 2022
+// Table 2 generalised to GQA, SwiGLU, MoE and CP (see memorymodel.cpp):
+//   no TP:              s*b*h*(34 + 5*a*s/h)
+//   TP:                 s*b*h*(10 + 24/t + 5*a*s/(h*t))
+//   TP + SP:            s*b*h/t*(34 + 5*a*s/h)
+//   TP + selective:     s*b*h*(10 + 24/t)        TP + SP + selective: 34*s*b*h/t
+//   full recompute:     2*s*b*h (the layer input only; /t with SP)
+// With fused (flash) attention the 5*a*s/h score terms are never stored (Dao 2023: only the
+// output and the softmax statistics, 4*a*s bytes in fp32 per sequence).
+double activationBytesPerLayer(const Workload& workload, const Parallelism& par, bool moeLayer,
+                               bool fusedAttention = false);
+
+// Micro-batches whose activations rank `rank` holds at its peak, per schedule:
+// GPipe m; 1F1B and ZB-H1 p - rank (Narayanan et al. 2021 section 2.2; Qi et al. 2023
+// section 3); interleaved Megatron's warm-up ((p-rank-1)*2 + (v-1)*p + 1 chunk-micro-batches)
+// divided by v, i.e. about p*(1 + (p-1)/(p*v)) on rank 0 (Korthikanti et al. 2022 section
+// 4.2.3); ZB-H2 2*(p - rank) - 1 (Qi et al. 2023 section 3.2). Capped at m.
+double inFlightMicroBatches(ScheduleKind kind, int p, int v, int m, int rank);
+
+struct StageMemoryInput
+{
+    int rank = 0;
+    int pp = 1;
+    double layers = 0.0;           // layers held by this rank (all its chunks)
+    double moeLayers = 0.0;        // of which MoE layers
+    bool first = false;            // holds the input embedding
+    bool last = false;             // holds the output layer and the fp32 logits
+    double inFlight = 1.0;         // micro-batches in flight (inFlightMicroBatches + extra)
+    double denseShardGroup = 1.0;  // dp * cp
+    double expertShardGroup = 1.0; // dp * cp / ep
+    bool fusedAttention = false;   // flash attention (computemodel.h fusedAttention)
+};
+MemoryBreakdown stageMemory(const Workload& workload, const Parallelism& par,
+                            const StageMemoryInput& in);
+
+// Framework reserve: CUDA context, NCCL and cuBLAS workspaces (2 GiB) plus allocator
+// fragmentation (5% of what the model allocates). PyTorch's caching allocator typically
+// leaves 5-10% fragmented in LLM training (Guo et al. 2024, "GMLake", section 2.3, measure
+// more under recompute and ZeRO-3; we take the low end for dense Megatron runs).
+double reserveGib(double allocatedGib);
+
+inline constexpr double kGib = 1024.0 * 1024.0 * 1024.0;
+
+} // namespace archipelago::core

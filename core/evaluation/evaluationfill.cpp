@@ -1,0 +1,116 @@
+#include "evaluation/evaluationfill.h"
+
+#include "compute/computemodel.h"
+#include "compute/memorymodel.h"
+
+#include <algorithm>
+#include <cstdio>
+#include <string>
+
+namespace archipelago::core {
+
+namespace {
+
+std::string fmt(const char* format, double a, double b = 0.0, double c = 0.0, double d = 0.0)
+{
+    char buf[256];
+    std::snprintf(buf, sizeof buf, format, a, b, c, d);
+    return buf;
+}
+
+} // namespace
+
+void fillMemory(const Scenario& s, const Parallelism& par, ScheduleKind kind,
+                const std::vector<const AcceleratorSpec*>& accel,
+                const std::vector<ChunkSpec>& chunks, const PlacementAnalysis& pl, Evaluation& ev)
+{
+    const int p = par.pp;
+    const int v = par.virtualStages;
+    const int m = static_cast<int>(microBatchesPerIteration(s));
+    const double dp = static_cast<double>(dataParallel(s));
+    // The cross-DC-aware schedule runs extra micro-batches ahead on every rank up to the last
+    // one that sends over a DCI boundary (pipelinesimulator.h).
+    int lastDciSender = -1;
+    for (std::size_t r = 0; r < pl.stageBoundaries.size(); ++r)
+        if (pl.stageBoundaries[r].linkClass == LinkClass::Dci)
+            lastDciSender = static_cast<int>(r);
+    double worstUse = -1.0;
+    ev.fitsInMemory = true;
+    for (int r = 0; r < p; ++r) {
+        StageMemoryInput in;
+        in.rank = r;
+        in.pp = p;
+        for (std::size_t c = static_cast<std::size_t>(r); c < chunks.size();
+             c += static_cast<std::size_t>(p)) {
+            in.layers += chunks[c].denseLayers + chunks[c].moeLayers;
+            in.moeLayers += chunks[c].moeLayers;
+            in.first = in.first || chunks[c].first;
+            in.last = in.last || chunks[c].last;
+        }
+        in.inFlight = inFlightMicroBatches(kind, p, v, m, r);
+        if (r <= lastDciSender && kind != ScheduleKind::GPipe)
+            in.inFlight = std::min<double>(m, in.inFlight + s.schedule.extraInFlightAtDci);
+        in.denseShardGroup = dp * par.cp;
+        in.expertShardGroup = std::max(1.0, dp * par.cp / par.ep);
+        in.fusedAttention = fusedAttention(*accel[static_cast<std::size_t>(r)]);
+        const MemoryBreakdown mem = stageMemory(s.workload, par, in);
+        const double hbm = accel[static_cast<std::size_t>(r)]->hbmGib;
+        const double use = mem.totalGib() / std::max(hbm, 1e-9);
+        if (mem.totalGib() > hbm) {
+            if (ev.fitsInMemory)
+                ev.warnings.push_back(
+                    {"oom", fmt("out of memory on stage %.0f: %.1f GiB > %.0f GiB HBM", r,
+                                mem.totalGib(), hbm) +
+                                fmt(" (weights %.1f, gradients %.1f, optimizer %.1f GiB, ",
+                                    mem.weightsGib, mem.gradientsGib, mem.optimizerGib) +
+                                fmt("activations %.1f GiB for %.1f micro-batches in flight)",
+                                    mem.activationsGib, in.inFlight)});
+            ev.fitsInMemory = false;
+        }
+        if (use > worstUse) {
+            worstUse = use;
+            ev.memory = mem;
+            ev.hbmGib = hbm;
+        }
+        ev.memoryPeakGib = std::max(ev.memoryPeakGib, mem.totalGib());
+    }
+}
+
+void addWarnings(const Scenario& s, const Parallelism& par, Evaluation& ev)
+{
+    const bool placementWarned =
+        std::any_of(ev.warnings.begin(), ev.warnings.end(),
+                    [](const Warning& w) { return w.code == "tp-exceeds-scale-up"; });
+    if (!placementWarned)
+        for (const Datacenter& dc : s.topology.datacenters)
+            if (par.tp > scaleUpDomainGpus(dc)) {
+                ev.warnings.push_back(
+                    {"tp-exceeds-scale-up", "TP " + std::to_string(par.tp) + " exceeds the " +
+                                                std::to_string(scaleUpDomainGpus(dc)) +
+                                                "-GPU scale-up domain of " + dc.name +
+                                                ": TP collectives run over the scale-out fabric"});
+                break;
+            }
+    const Breakdown& b = ev.breakdown;
+    const double t = ev.iterationTimeS;
+    if (t <= 0.0)
+        return;
+    if (b.bubbleS > 0.2 * t)
+        ev.warnings.push_back(
+            {"bubble",
+             fmt("pipeline bubble is %.0f%% of the iteration (%.2f s): %.0f stages, ",
+                 100.0 * b.bubbleS / t, b.bubbleS, par.pp) +
+                 fmt("%.0f micro-batches", static_cast<double>(microBatchesPerIteration(s)))});
+    if (b.dpCommS > 0.1 * t)
+        ev.warnings.push_back(
+            {"dp-exposed", fmt("data-parallel gradient reduction exposes %.2f s per iteration "
+                               "(%.0f%% of %.2f s)",
+                               b.dpCommS, 100.0 * b.dpCommS / t, t)});
+    if (b.tpCommS > 0.2 * t)
+        ev.warnings.push_back(
+            {"tp-exposed", fmt("tensor-parallel communication exposes %.2f s per iteration "
+                               "(%.0f%%) at TP %.0f",
+                               b.tpCommS, 100.0 * b.tpCommS / t, par.tp)});
+}
+
+} // namespace archipelago::core

@@ -1,0 +1,159 @@
+#include "evaluation/stagecost.h"
+
+#include "network/collectives.h"
+#include "compute/computemodel.h"
+#include "compute/modelflops.h"
+
+#include <algorithm>
+
+namespace archipelago::core {
+
+namespace {
+
+// Communication of one pass of one layer, before deciding what overlaps.
+struct LayerComm
+{
+    double tp = 0.0;
+    double cp = 0.0;
+    double ep = 0.0;
+};
+
+// Runs the collective, tallies its traffic and returns its time.
+template <typename Fn>
+double collective(Fn fn, double bytes, const GroupPath& path, const EfficiencyParams& eff,
+                  double count, double* group, double times, TrafficTally* traffic)
+{
+    if (path.size() <= 1 || bytes <= 0.0 || count <= 0.0)
+        return 0.0;
+    const CollectiveCost c = fn(bytes, path, eff);
+    if (traffic)
+        traffic->add(group, c.bytesPerLevel, c.levels, times * count);
+    return c.timeS * count;
+}
+
+// Exposed part of `comm` overlapped (or not) with `window` seconds of compute, and the
+// interference it causes: overlapped communication still slows the kernels it shares SMs
+// and HBM with (Rashidi et al. 2021, ASTRA-sim 2.0 / Won et al. 2023, section 4.3, and
+// Isaev et al. 2023, Calculon, section 3.4, model this as a slowdown of the overlapped
+// compute; we charge commInterference x the hidden time).
+void expose(double comm, bool overlap, double window, double interferenceFactor, double& exposed,
+            double& interference)
+{
+    if (!overlap) {
+        exposed += comm;
+        return;
+    }
+    const double hidden = std::min(comm, std::max(0.0, window));
+    exposed += comm - hidden;
+    interference += interferenceFactor * hidden;
+}
+
+} // namespace
+
+ChunkParts chunkCost(const Workload& w, const Parallelism& par, const PlacementAnalysis& pl,
+                     const AcceleratorSpec& accel, const ChunkSpec& chunk, double microBatches,
+                     TrafficTally* traffic)
+{
+    const EfficiencyParams& eff = accel.efficiency;
+    const double t = std::max(1, par.tp);
+    const double tokens =
+        std::max(1, par.microBatch) * static_cast<double>(w.seqLen) / std::max(1, par.cp);
+    const double actBytes = tokens * w.hidden * 2.0; // bf16 activation of the TP group
+    const double kvBytes = 2.0 * tokens * w.kvHeads * headDim(w) / t * 2.0; // K and V, bf16
+    const bool full = par.recompute == Recompute::Full;
+    const OverlapOptions& ov = par.overlap;
+    double* tpBytes = traffic ? &traffic->groups.tp : nullptr;
+    double* cpBytes = traffic ? &traffic->groups.cp : nullptr;
+    double* epBytes = traffic ? &traffic->groups.ep : nullptr;
+
+    ChunkParts out;
+    auto addLayers = [&](bool moe, int count) {
+        if (count <= 0)
+            return;
+        const LayerCompute lc = layerCompute(w, par, moe, accel);
+        const double n = count;
+        const double passes = full ? 3.0 : 2.0; // forward passes' worth of collectives
+        // Megatron TP (Shoeybi et al. 2019, section 3): two all-reduces per layer forward and
+        // two backward; with sequence parallel each becomes an all-gather plus a
+        // reduce-scatter of the same total volume (Korthikanti et al. 2022, section 4.2.2).
+        LayerComm c;
+        if (par.sequenceParallel) {
+            c.tp = collective(hierarchicalAllGather, actBytes, pl.tp, eff, 2.0, tpBytes,
+                              n * microBatches * passes, traffic) +
+                   collective(hierarchicalReduceScatter, actBytes, pl.tp, eff, 2.0, tpBytes,
+                              n * microBatches * passes, traffic);
+        } else {
+            c.tp = collective(hierarchicalAllReduce, actBytes, pl.tp, eff, 2.0, tpBytes,
+                              n * microBatches * passes, traffic);
+        }
+        // Context parallel: ring exchange of the K/V shards, cp-1 steps, the volume of an
+        // all-gather of K and V (Liu et al. 2023, Ring Attention, section 3); backward moves
+        // K/V again plus their gradients (2x).
+        c.cp = collective(hierarchicalAllGather, kvBytes * std::max(1, par.cp), pl.cp, eff, 1.0,
+                          cpBytes, n * microBatches * (passes + 1.0), traffic);
+        if (moe) {
+            // Expert parallel: dispatch and combine all-to-all of the routed tokens, forward
+            // and backward (Lepikhin et al. 2020, GShard, section 3.2).
+            const double routed = actBytes * w.moe.topK / t;
+            c.ep = collective(hierarchicalAllToAll, routed, pl.ep, eff, 2.0, epBytes,
+                              n * microBatches * passes, traffic);
+        }
+        const double expertWindow = lc.forwardS - lc.attentionCoreS;
+        ChunkParts one;
+        // Forward pass.
+        expose(c.tp, ov.tpComm, lc.forwardS, eff.commInterference, one.tp, one.interference);
+        expose(c.cp, ov.cpComm, lc.attentionCoreS, eff.commInterference, one.cp, one.interference);
+        expose(c.ep, ov.epComm, expertWindow, eff.commInterference, one.ep, one.interference);
+        const ChunkParts fwd = one;
+        // Backward pass: the collectives of the column-parallel layers' input gradients (and,
+        // with SP, the re-gather of their inputs) run asynchronously under the weight-gradient
+        // GEMMs (Megatron-LM --async-tensor-model-parallel-allreduce, default since 2021;
+        // Korthikanti et al. 2022 section 4.2.2), so backward TP communication hides under
+        // half of the backward compute whatever overlap.tpComm says. A recomputed forward
+        // exposes its collectives like the first forward.
+        expose(c.tp, true, 0.5 * lc.backwardS, eff.commInterference, one.tp, one.interference);
+        expose(c.tp * (passes - 2.0), ov.tpComm, lc.recomputeS, eff.commInterference, one.tp,
+               one.interference);
+        expose(c.cp * passes, ov.cpComm, 3.0 * lc.attentionCoreS, eff.commInterference, one.cp,
+               one.interference);
+        expose(c.ep * (passes - 1.0), ov.epComm, 2.0 * expertWindow, eff.commInterference, one.ep,
+               one.interference);
+        out.forward += n * lc.forwardS;
+        out.backward += n * lc.backwardS;
+        out.recompute += n * lc.recomputeS;
+        out.tp += n * one.tp;
+        out.cp += n * one.cp;
+        out.ep += n * one.ep;
+        out.interference += n * one.interference;
+        out.forwardPass += n * (lc.forwardS + fwd.tp + fwd.cp + fwd.ep + fwd.interference);
+        out.backwardPass +=
+            n * (lc.backwardS + lc.recomputeS + (one.tp - fwd.tp) + (one.cp - fwd.cp) +
+                 (one.ep - fwd.ep) + (one.interference - fwd.interference));
+    };
+    addLayers(false, chunk.denseLayers);
+    addLayers(true, chunk.moeLayers);
+
+    // Vocabulary-parallel embedding and output layer (Megatron): one TP collective of the
+    // activation each way (all-reduce, or reduce-scatter / all-gather with SP).
+    auto vocabComm = [&]() {
+        auto fn = par.sequenceParallel ? hierarchicalAllGather : hierarchicalAllReduce;
+        return collective(fn, actBytes, pl.tp, eff, 1.0, tpBytes, microBatches, traffic);
+    };
+    if (chunk.first) {
+        const double c = vocabComm();
+        out.tp += c;
+        out.forwardPass += c;
+    }
+    if (chunk.last) {
+        const LogitsCompute lg = logitsCompute(w, par, accel);
+        const double c = vocabComm();
+        out.forward += lg.forwardS;
+        out.backward += lg.backwardS;
+        out.tp += c;
+        out.forwardPass += lg.forwardS;
+        out.backwardPass += lg.backwardS + c;
+    }
+    return out;
+}
+
+} // namespace archipelago::core

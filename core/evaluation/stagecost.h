@@ -1,0 +1,62 @@
+// Time of one model chunk for one micro-batch on one pipeline rank: compute (computemodel.h)
+// plus the exposed part of its tensor-, context- and expert-parallel communication
+// (collectives.h on the placement's group paths), and the traffic that communication puts on
+// each link class.
+#pragma once
+
+#include "model/catalog.h"
+#include "model/evaluation.h"
+#include "network/linktraffic.h"
+#include "network/placement.h"
+#include "model/scenario.h"
+
+#include <vector>
+
+namespace archipelago::core {
+
+// Seconds per micro-batch, split the way Breakdown reports them.
+struct ChunkParts
+{
+    double forward = 0.0;
+    double backward = 0.0;
+    double recompute = 0.0;
+    double tp = 0.0;
+    double cp = 0.0;
+    double ep = 0.0;
+    double pp = 0.0;           // non-overlapped send/recv (overlap.ppComm off)
+    double interference = 0.0; // compute slowed by communication hidden under it
+
+    double forwardPass = 0.0;  // what the pipeline's F block lasts (sum of forward parts)
+    double backwardPass = 0.0; // what its B block lasts (backward + recompute + their comm)
+    double total() const { return forwardPass + backwardPass; }
+};
+
+// Bytes each group's collectives send per GPU and iteration, summed over the pipeline ranks
+// (divide by p for the average GPU); linktraffic.h turns them into per-link-class traffic.
+struct TrafficTally
+{
+    GroupBytes groups;
+    void add(double* group, const double* bytesPerLevel, int levels, double times)
+    {
+        if (!group)
+            return;
+        for (int i = 0; i < levels; ++i)
+            *group += bytesPerLevel[i] * times;
+    }
+};
+
+struct ChunkSpec
+{
+    int denseLayers = 0;
+    int moeLayers = 0;
+    bool first = false; // chunk 0: embedding
+    bool last = false;  // last chunk: logits and loss
+};
+
+// Costs one chunk on an accelerator, per micro-batch; `microBatches` per iteration scale the
+// traffic tally (nullptr skips traffic accounting).
+ChunkParts chunkCost(const Workload& workload, const Parallelism& par,
+                     const PlacementAnalysis& placement, const AcceleratorSpec& accel,
+                     const ChunkSpec& chunk, double microBatches, TrafficTally* traffic);
+
+} // namespace archipelago::core

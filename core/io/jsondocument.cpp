@@ -1,0 +1,250 @@
+#include "io/jsondocument.h"
+
+#include <algorithm>
+#include <charconv>
+#include <cmath>
+#include <cstdio>
+#include <unordered_set>
+#include <utility>
+#include <vector>
+
+namespace archipelago::core {
+
+namespace {
+
+// Keeps messages printable whatever bytes the input held (binary garbage ends up in the
+// "last read" token of a syntax error).
+std::string printable(std::string_view text)
+{
+    std::string out;
+    for (char c : text) {
+        const auto byte = static_cast<unsigned char>(c);
+        if (byte >= 0x20 && byte < 0x7f) {
+            out += c;
+        } else {
+            char buf[8];
+            std::snprintf(buf, sizeof buf, "\\x%02x", byte);
+            out += buf;
+        }
+    }
+    return out;
+}
+
+// nlohmann's what() is "[json.exception.parse_error.101] parse error at line 1, column 5: ...":
+// keep only the part after the location, which we report ourselves.
+std::string exceptionDetail(const std::string& what)
+{
+    std::string detail = what;
+    if (const auto bracket = detail.find("] ");
+        detail.starts_with("[json.exception") && bracket != std::string::npos)
+        detail.erase(0, bracket + 2);
+    if (detail.starts_with("parse error"))
+        if (const auto colon = detail.find(": "); colon != std::string::npos)
+            detail.erase(0, colon + 2);
+    return printable(detail);
+}
+
+// Builds the DOM like nlohmann's own SAX DOM parser, and also tracks the JSON pointer of the
+// value being parsed.
+class DomBuilder
+{
+public:
+    DomBuilder(Json& root, std::string_view text, DiagnosticSink& sink)
+        : root_(root)
+        , text_(text)
+        , sink_(sink)
+    {}
+
+    bool null() { return add(Json(nullptr)) != nullptr; }
+    bool boolean(bool v) { return add(Json(v)) != nullptr; }
+    bool number_integer(Json::number_integer_t v) { return add(Json(v)) != nullptr; }
+    bool number_unsigned(Json::number_unsigned_t v) { return add(Json(v)) != nullptr; }
+    bool number_float(Json::number_float_t v, const Json::string_t&)
+    {
+        return add(Json(v)) != nullptr;
+    }
+    bool string(Json::string_t& v) { return add(Json(std::move(v))) != nullptr; }
+    bool binary(Json::binary_t&) { return false; } // never produced by JSON text
+
+    bool start_object(std::size_t) { return open(Json::object()); }
+    bool start_array(std::size_t) { return open(Json::array()); }
+    bool end_object() { return close(); }
+    bool end_array() { return close(); }
+
+    bool key(Json::string_t& k)
+    {
+        if (!stack_.back().keys.insert(k).second)
+            sink_.error(childPointer(pointer(), k),
+                        "duplicate key \"" + printable(k) + "\" (which value is meant?)");
+        key_ = std::move(k);
+        keyPending_ = true;
+        return true;
+    }
+
+    bool parse_error(std::size_t position, const std::string&, const Json::exception& ex)
+    {
+        const std::size_t end = std::min(position, text_.size());
+        const auto upto = text_.substr(0, end);
+        const auto line = std::count(upto.begin(), upto.end(), '\n') + 1;
+        const auto lastNewline = upto.rfind('\n');
+        const auto column = lastNewline == std::string_view::npos ? end : end - lastNewline - 1;
+        std::string where = "at line " + std::to_string(line) + ", column " +
+                            std::to_string(column) + " (byte " + std::to_string(position) + ")";
+        // 406: a number such as 1e999 that does not fit a double.
+        if (ex.id == 406)
+            sink_.error(pendingPointer(), "expected a finite number, got one out of range " +
+                                              where + ": " + exceptionDetail(ex.what()));
+        else
+            sink_.error(pendingPointer(),
+                        "invalid JSON " + where + ": " + exceptionDetail(ex.what()));
+        return false;
+    }
+
+private:
+    struct Frame
+    {
+        Json* value;
+        std::string pointer;
+        std::unordered_set<std::string> keys; // objects only: finds duplicates in O(1)
+    };
+
+    // Pointer of the innermost open container.
+    std::string pointer() const { return stack_.empty() ? std::string{} : stack_.back().pointer; }
+
+    // Pointer of the value about to be parsed.
+    std::string pendingPointer() const
+    {
+        if (stack_.empty())
+            return {};
+        const Json& top = *stack_.back().value;
+        if (top.is_array())
+            return childPointer(pointer(), top.size());
+        return keyPending_ ? childPointer(pointer(), key_) : pointer();
+    }
+
+    Json* add(Json value)
+    {
+        if (++values_ > kMaxJsonValues) {
+            sink_.error(pendingPointer(), "the document holds more than " +
+                                              std::to_string(kMaxJsonValues) +
+                                              " JSON values; refusing to read it");
+            return nullptr;
+        }
+        if (stack_.empty()) {
+            root_ = std::move(value);
+            return &root_;
+        }
+        Json& top = *stack_.back().value;
+        if (top.is_array()) {
+            top.push_back(std::move(value));
+            return &top.back();
+        }
+        keyPending_ = false;
+        // Appended without the ordered map's linear key search, which would make an object of
+        // a million keys take hours. A duplicate key is appended too: it is already an error,
+        // so which copy a reader would see does not matter.
+        auto& entries = static_cast<Json::object_t::Container&>(top.get_ref<Json::object_t&>());
+        entries.emplace_back(key_, std::move(value));
+        return &entries.back().second;
+    }
+
+    bool open(Json container)
+    {
+        if (stack_.size() >= kMaxJsonDepth) {
+            sink_.error(pendingPointer(), "nesting deeper than " + std::to_string(kMaxJsonDepth) +
+                                              " levels; refusing to read it");
+            return false;
+        }
+        std::string childPtr = pendingPointer();
+        Json* child = add(std::move(container));
+        if (!child)
+            return false;
+        // Safe to keep: a container is only modified while it is the innermost open one, so
+        // the vectors holding the outer ones do not reallocate.
+        stack_.push_back({child, std::move(childPtr), {}});
+        return true;
+    }
+
+    bool close()
+    {
+        stack_.pop_back();
+        keyPending_ = false;
+        return true;
+    }
+
+    Json& root_;
+    std::string_view text_;
+    DiagnosticSink& sink_;
+    std::vector<Frame> stack_;
+    std::string key_;
+    bool keyPending_ = false;
+    std::size_t values_ = 0;
+};
+
+} // namespace
+
+bool parseJsonDocument(std::string_view text, Json& out, DiagnosticSink& sink)
+{
+    if (text.find_first_not_of(" \t\r\n") == std::string_view::npos) {
+        sink.error({}, "the file is empty (expected a JSON object)");
+        return false;
+    }
+    // nlohmann's lexer takes a NUL byte for the end of input and would report "unexpected end
+    // of input" for a binary file: say what it is instead.
+    if (const auto nul = text.find('\0'); nul != std::string_view::npos) {
+        sink.error({}, "expected JSON text, found a NUL byte at byte " + std::to_string(nul) +
+                           " (a binary file?)");
+        return false;
+    }
+    const std::size_t errorsBefore = sink.errors().size();
+    DomBuilder builder(out, text, sink);
+    bool ok = false;
+    try {
+        ok = Json::sax_parse(text.data(), text.data() + text.size(), &builder);
+    } catch (const std::exception& ex) {
+        // The SAX interface reports errors through parse_error; this only guards against an
+        // allocation failure or a library change.
+        sink.error({}, std::string("invalid JSON: ") + printable(ex.what()));
+        return false;
+    }
+    if (!ok && sink.errors().size() == errorsBefore)
+        sink.error({}, "invalid JSON");
+    // Duplicate keys are errors but do not stop the parse: the caller reads on and reports
+    // everything else too.
+    return ok;
+}
+
+std::string describeJson(const Json& value)
+{
+    constexpr std::size_t kMaxShown = 60;
+    switch (value.type()) {
+    case Json::value_t::object:
+        return "an object";
+    case Json::value_t::array:
+        return value.size() == 1 ? "an array of 1 value"
+                                 : "an array of " + std::to_string(value.size()) + " values";
+    case Json::value_t::null:
+        return "null";
+    case Json::value_t::number_float:
+        return formatNumber(value.get<double>());
+    default: {
+        std::string text = value.dump(-1, ' ', false, Json::error_handler_t::replace);
+        if (text.size() > kMaxShown)
+            text = text.substr(0, kMaxShown) + "...";
+        return text;
+    }
+    }
+}
+
+std::string formatNumber(double value)
+{
+    if (std::isnan(value))
+        return "NaN";
+    if (std::isinf(value))
+        return value > 0 ? "inf" : "-inf";
+    char buf[64];
+    const auto result = std::to_chars(buf, buf + sizeof buf, value);
+    return std::string(buf, result.ptr);
+}
+
+} // namespace archipelago::core

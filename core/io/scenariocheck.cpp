@@ -1,0 +1,284 @@
+// Phase 1 of the semantic checks: every value on its own. Pointers follow the JSON layout of
+// docs/scenario-format.md, whose arrays are in the order of the Scenario's vectors.
+#include "io/scenariocheck.h"
+#include "io/jsondocument.h"
+
+#include <algorithm>
+#include <unordered_set>
+
+namespace archipelago::core {
+
+namespace {
+
+using namespace limits;
+
+// Reports a second object of a kind with an id already seen.
+class IdSet
+{
+public:
+    explicit IdSet(const char* kind)
+        : kind_(kind)
+    {}
+    void add(DiagnosticSink& sink, const std::string& pointer, Id id)
+    {
+        if (!ids_.insert(id).second)
+            sink.error(pointer, std::string("duplicate ") + kind_ + " id " + std::to_string(id));
+    }
+
+private:
+    const char* kind_;
+    std::unordered_set<Id> ids_;
+};
+
+// A name that must be in the catalog; `optional` names may be "" (= the default).
+template <typename Lookup>
+void checkCatalogName(DiagnosticSink& sink, const std::string& pointer, const std::string& name,
+                      const char* kind, bool optional, Lookup&& lookup)
+{
+    if (name.empty()) {
+        if (!optional)
+            sink.error(pointer,
+                       std::string("expected the name of a catalog ") + kind + ", got \"\"");
+        return;
+    }
+    if (!lookup(name))
+        sink.error(pointer, std::string("unknown ") + kind + " \"" + name +
+                                "\" (not in the built-in catalog nor the scenario's catalog)");
+}
+
+void checkFabric(DiagnosticSink& sink, const std::string& ptr, const Fabric& f,
+                 const Catalog& catalog)
+{
+    checkInt(sink, ptr + "/tiers", f.tiers, kTiers);
+    checkNumber(sink, ptr + "/leaf_oversubscription", f.leafOversubscription, kOversubscription);
+    checkNumber(sink, ptr + "/spine_oversubscription", f.spineOversubscription, kOversubscription);
+    checkInt(sink, ptr + "/nics_per_gpu", f.nicsPerGpu, kNicsPerGpu);
+    checkCatalogName(sink, ptr + "/switch", f.switchModel, "switch", true,
+                     [&](const std::string& n) { return catalog.switchSpec(n); });
+    checkCatalogName(sink, ptr + "/nic", f.nicModel, "NIC", true,
+                     [&](const std::string& n) { return catalog.nic(n); });
+}
+
+// Sums GPUs with saturation, so that count x domains x GPUs of a hostile file cannot overflow,
+// and reports the pod at which the total passes kMaxGpus.
+void checkGpuTotal(DiagnosticSink& sink, const Topology& t)
+{
+    std::int64_t total = 0;
+    for (std::size_t d = 0; d < t.datacenters.size(); ++d) {
+        const auto& pods = t.datacenters[d].pods;
+        for (std::size_t p = 0; p < pods.size(); ++p) {
+            const Pod& pod = pods[p];
+            if (pod.count <= 0 || pod.domainsPerPod <= 0 || pod.gpusPerDomain <= 0)
+                continue; // reported as a range error
+            std::int64_t gpus = 0;
+            // Each factor < 2^31: the first product fits, the second is checked.
+            const bool overflow =
+                __builtin_mul_overflow(std::int64_t{pod.count} * pod.domainsPerPod,
+                                       std::int64_t{pod.gpusPerDomain}, &gpus);
+            total += overflow ? kMaxGpus + 1 : std::min<std::int64_t>(gpus, kMaxGpus + 1);
+            if (total > kMaxGpus) {
+                sink.error("/topology/datacenters/" + std::to_string(d) + "/pods/" +
+                               std::to_string(p) + "/count",
+                           "the topology holds more than " + std::to_string(kMaxGpus) +
+                               " GPUs (the largest supported); this pod brings it past that");
+                return;
+            }
+        }
+    }
+}
+
+void checkDatacenters(DiagnosticSink& sink, const Topology& t, const Catalog& catalog)
+{
+    if (t.datacenters.empty())
+        sink.error("/topology/datacenters", "expected at least one datacenter, got none");
+    std::unordered_set<Id> regionIds;
+    for (const Region& r : t.regions)
+        regionIds.insert(r.id);
+    IdSet dcIds("datacenter");
+    for (std::size_t d = 0; d < t.datacenters.size(); ++d) {
+        const Datacenter& dc = t.datacenters[d];
+        const std::string ptr = "/topology/datacenters/" + std::to_string(d);
+        checkInt(sink, ptr + "/id", dc.id, kId);
+        dcIds.add(sink, ptr + "/id", dc.id);
+        // Without regions the field is unused; with them it must name one.
+        if (!t.regions.empty() && !regionIds.contains(dc.regionId))
+            sink.error(ptr + "/region", "no region with id " + std::to_string(dc.regionId));
+        checkCatalogName(sink, ptr + "/accelerator", dc.accelerator, "accelerator", false,
+                         [&](const std::string& n) { return catalog.accelerator(n); });
+        checkNumber(sink, ptr + "/position/0", dc.x, kAnyNumber);
+        checkNumber(sink, ptr + "/position/1", dc.y, kAnyNumber);
+        checkFabric(sink, ptr + "/fabric", dc.fabric, catalog);
+        if (dc.pods.empty())
+            sink.error(ptr + "/pods", "expected at least one pod, got none");
+        IdSet podIds("pod");
+        for (std::size_t p = 0; p < dc.pods.size(); ++p) {
+            const Pod& pod = dc.pods[p];
+            const std::string podPtr = ptr + "/pods/" + std::to_string(p);
+            checkInt(sink, podPtr + "/id", pod.id, kId);
+            podIds.add(sink, podPtr + "/id", pod.id);
+            checkInt(sink, podPtr + "/count", pod.count, kPositive);
+            checkInt(sink, podPtr + "/domains_per_pod", pod.domainsPerPod, kPositive);
+            checkInt(sink, podPtr + "/gpus_per_domain", pod.gpusPerDomain, kPositive);
+        }
+    }
+    checkGpuTotal(sink, t);
+}
+
+void checkLinks(DiagnosticSink& sink, const Topology& t, const Catalog& catalog)
+{
+    std::unordered_set<Id> dcIds;
+    for (const Datacenter& dc : t.datacenters)
+        dcIds.insert(dc.id);
+    IdSet linkIds("DCI link");
+    for (std::size_t l = 0; l < t.links.size(); ++l) {
+        const DciLink& link = t.links[l];
+        const std::string ptr = "/topology/dci_links/" + std::to_string(l);
+        checkInt(sink, ptr + "/id", link.id, kId);
+        linkIds.add(sink, ptr + "/id", link.id);
+        if (!dcIds.contains(link.a))
+            sink.error(ptr + "/a", "no datacenter with id " + std::to_string(link.a));
+        if (!dcIds.contains(link.b))
+            sink.error(ptr + "/b", "no datacenter with id " + std::to_string(link.b));
+        else if (link.a == link.b)
+            sink.error(ptr + "/b", "a DCI link must join two different datacenters, got a "
+                                   "self-loop on datacenter " +
+                                       std::to_string(link.b));
+        checkNumber(sink, ptr + "/distance_km", link.distanceKm, kDistanceKm);
+        checkInt(sink, ptr + "/wavelengths", link.wavelengths, kWavelengths);
+        checkNumber(sink, ptr + "/Gbps_per_wavelength", link.gbpsPerWavelength, kPositiveNumber);
+        checkNumber(sink, ptr + "/equipment_latency_s", link.equipmentLatencyS, kLatencyS);
+        checkNumber(sink, ptr + "/packet_loss_rate", link.packetLossRate, kProbability);
+        checkNumber(sink, ptr + "/window_bytes", link.windowBytes, kPositiveNumber);
+        checkInt(sink, ptr + "/connections_per_collective", link.connectionsPerCollective,
+                 kConnections);
+        checkCatalogName(sink, ptr + "/optic", link.optic, "optic", true,
+                         [&](const std::string& n) { return catalog.optic(n); });
+        checkCatalogName(sink, ptr + "/line_system", link.lineSystem, "line system", true,
+                         [&](const std::string& n) { return catalog.lineSystem(n); });
+        // Plausibility: legal, but most likely not what was meant.
+        if (const OpticSpec* optic = catalog.optic(link.optic)) {
+            if (!optic->coherent)
+                sink.warning(ptr + "/optic", "optic \"" + link.optic +
+                                                 "\" is not coherent; DCI spans need ZR/ZR+ "
+                                                 "optics");
+            if (optic->maxReachM > 0 && link.distanceKm * 1000.0 > optic->maxReachM)
+                sink.warning(ptr + "/distance_km",
+                             formatNumber(link.distanceKm) + " km exceeds the " +
+                                 formatNumber(optic->maxReachM / 1000.0) + " km reach of optic \"" +
+                                 optic->name + "\"");
+        }
+        if (const LineSystemSpec* ls = catalog.lineSystem(link.lineSystem)) {
+            if (ls->maxReachKm > 0 && link.distanceKm > ls->maxReachKm)
+                sink.warning(ptr + "/distance_km",
+                             formatNumber(link.distanceKm) + " km exceeds the " +
+                                 formatNumber(ls->maxReachKm) + " km reach of line system \"" +
+                                 ls->name + "\"");
+            if (link.wavelengths > ls->maxWavelengths)
+                sink.warning(ptr + "/wavelengths", std::to_string(link.wavelengths) +
+                                                       " wavelengths exceed the " +
+                                                       std::to_string(ls->maxWavelengths) +
+                                                       " of line system \"" + ls->name + "\"");
+        }
+        if (link.transport == DciTransport::RdmaOtn && link.packetLossRate > 0)
+            sink.warning(ptr + "/packet_loss_rate",
+                         "packet_loss_rate applies to lossy-ip transport only; ignored for "
+                         "rdma-otn");
+    }
+}
+
+void checkWorkload(DiagnosticSink& sink, const Workload& w)
+{
+    const std::string ptr = "/workload";
+    checkInt(sink, ptr + "/layers", w.layers, kLayers);
+    checkInt(sink, ptr + "/hidden", w.hidden, kPositive);
+    checkInt(sink, ptr + "/heads", w.heads, kPositive);
+    checkInt(sink, ptr + "/kv_heads", w.kvHeads, kPositive);
+    checkInt(sink, ptr + "/ffn_hidden", w.ffnHidden, kPositive);
+    checkInt(sink, ptr + "/vocab", w.vocab, kPositive);
+    checkInt(sink, ptr + "/seq_len", w.seqLen, kPositive);
+    checkInt(sink, ptr + "/global_batch", w.globalBatch, kGlobalBatch);
+    checkNumber(sink, ptr + "/train_tokens", w.trainTokens, kPositiveNumber);
+    const MoeConfig& moe = w.moe;
+    checkInt(sink, ptr + "/moe/experts", moe.experts, kNonNegative);
+    if (moe.enabled()) {
+        checkInt(
+            sink, ptr + "/moe/top_k", moe.topK,
+            {1, moe.experts, "an integer in 1..experts (" + std::to_string(moe.experts) + ")"});
+        checkInt(sink, ptr + "/moe/expert_ffn_hidden", moe.expertFfnHidden, kPositive);
+        checkInt(sink, ptr + "/moe/shared_experts", moe.sharedExperts, kNonNegative);
+        checkInt(sink, ptr + "/moe/first_dense_layers", moe.firstDenseLayers, kNonNegative);
+    }
+}
+
+void checkParallelismFields(DiagnosticSink& sink, const Scenario& s)
+{
+    const Parallelism& p = s.parallelism;
+    checkInt(sink, "/parallelism/tp", p.tp, kPositive);
+    checkInt(sink, "/parallelism/cp", p.cp, kPositive);
+    checkInt(sink, "/parallelism/pp", p.pp, kPositive);
+    checkInt(sink, "/parallelism/ep", p.ep, kPositive);
+    checkInt(sink, "/parallelism/virtual_stages", p.virtualStages, kPositive);
+    checkInt(sink, "/parallelism/micro_batch", p.microBatch, kPositive);
+    checkInt(sink, "/parallelism/zero_stage", p.zeroStage, kZeroStage);
+    checkInt(sink, "/schedule/extra_in_flight_at_dci", s.schedule.extraInFlightAtDci,
+             kExtraInFlight);
+
+    const Placement& pl = s.placement;
+    std::unordered_set<ParallelDim> dims(pl.rankOrder.begin(), pl.rankOrder.end());
+    if (pl.rankOrder.size() != 5 || dims.size() != 5)
+        sink.error("/placement/rank_order", "expected each of tp, cp, ep, dp, pp exactly once, "
+                                            "got " +
+                                                std::to_string(pl.rankOrder.size()) +
+                                                " entries with " + std::to_string(dims.size()) +
+                                                " distinct");
+    for (std::size_t i = 0; i < pl.shards.size(); ++i)
+        checkInt(sink, "/placement/shards/" + std::to_string(i) + "/dp_replicas",
+                 pl.shards[i].dpReplicas, kPositive);
+    for (std::size_t i = 0; i < pl.layersPerStage.size(); ++i)
+        checkInt(sink, "/placement/layers_per_stage/" + std::to_string(i), pl.layersPerStage[i],
+                 kPositive);
+}
+
+} // namespace
+
+void checkNumber(DiagnosticSink& sink, const std::string& pointer, double value,
+                 const limits::NumberLimit& limit)
+{
+    if (!limit.contains(value))
+        sink.error(pointer,
+                   "expected " + std::string(limit.expected) + ", got " + formatNumber(value));
+}
+
+std::string describeDatacenter(const Datacenter& dc)
+{
+    return "\"" + dc.name + "\" (id " + std::to_string(dc.id) + ")";
+}
+
+void checkScenarioFields(const Scenario& scenario, const Catalog& catalog, DiagnosticSink& sink)
+{
+    IdSet regionIds("region");
+    for (std::size_t r = 0; r < scenario.topology.regions.size(); ++r) {
+        const std::string ptr = "/topology/regions/" + std::to_string(r) + "/id";
+        checkInt(sink, ptr, scenario.topology.regions[r].id, kId);
+        regionIds.add(sink, ptr, scenario.topology.regions[r].id);
+    }
+    checkDatacenters(sink, scenario.topology, catalog);
+    checkLinks(sink, scenario.topology, catalog);
+    checkWorkload(sink, scenario.workload);
+    checkParallelismFields(sink, scenario);
+}
+
+std::vector<Diagnostic> checkScenario(const Scenario& scenario, const Catalog& catalog,
+                                      const std::string& fileName)
+{
+    DiagnosticSink sink(fileName);
+    checkScenarioFields(scenario, catalog, sink);
+    if (!sink.hasErrors())
+        checkScenarioConsistency(scenario, sink);
+    std::vector<Diagnostic> all = sink.takeErrors();
+    for (Diagnostic& d : sink.takeWarnings())
+        all.push_back(std::move(d));
+    return all;
+}
+
+} // namespace archipelago::core

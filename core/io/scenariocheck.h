@@ -1,0 +1,34 @@
+// The two phases of checkScenario (scenarioio.h), internal to the scenario I/O.
+// Phase 1 checks each value on its own (ranges, unique ids, references, catalog names, GPU
+// total); phase 2 checks how values fit together (degrees, divisibility, placement,
+// connectivity) and runs only when phase 1 is clean, because it divides by the degrees and
+// indexes by the ids that phase 1 vouches for.
+#pragma once
+
+#include "io/diagnosticsink.h"
+#include "model/catalog.h"
+#include "model/scenario.h"
+#include "model/scenariolimits.h"
+
+#include <string>
+
+namespace archipelago::core {
+
+void checkScenarioFields(const Scenario& scenario, const Catalog& catalog, DiagnosticSink& sink);
+void checkScenarioConsistency(const Scenario& scenario, DiagnosticSink& sink);
+
+inline void checkInt(DiagnosticSink& sink, const std::string& pointer, long long value,
+                     const limits::IntLimit& limit)
+{
+    if (!limit.contains(value))
+        sink.error(pointer,
+                   "expected " + std::string(limit.expected) + ", got " + std::to_string(value));
+}
+
+void checkNumber(DiagnosticSink& sink, const std::string& pointer, double value,
+                 const limits::NumberLimit& limit);
+
+// Datacenter name for messages: "dc-west" (id 3).
+std::string describeDatacenter(const Datacenter& dc);
+
+} // namespace archipelago::core

@@ -1,0 +1,205 @@
+// Entry points of the scenario I/O (scenarioio.h). Parsing is one pipeline for files and
+// strings alike: JSON syntax -> format and version -> migration -> types and required keys ->
+// semantic checks against the built-in catalog merged with the scenario's own entries.
+#include "io/scenarioio.h"
+
+#include "io/diagnosticsink.h"
+#include "io/migration.h"
+#include "io/objectreader.h"
+#include "io/scenariocheck.h"
+#include "io/scenariojson.h"
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
+
+namespace archipelago::core {
+
+namespace {
+
+// Format and version decide how to read everything else: when either is wrong nothing else is
+// read, because every further message would be noise about a different kind of document.
+std::optional<int> readHeader(const Json& doc, DiagnosticSink& sink)
+{
+    const std::string expectedFormat = std::string("\"") + kScenarioFormat + "\"";
+    const auto format = doc.find("format");
+    if (format == doc.end()) {
+        sink.error("/format", "missing required key \"format\" (expected " + expectedFormat + ")");
+        return std::nullopt;
+    }
+    if (!format->is_string() || format->get<std::string>() != kScenarioFormat) {
+        sink.error("/format", "expected " + expectedFormat + ", got " + describeJson(*format));
+        return std::nullopt;
+    }
+    const std::string range = "an integer in " + std::to_string(oldestScenarioVersion()) + ".." +
+                              std::to_string(kScenarioVersion);
+    const auto version = doc.find("version");
+    if (version == doc.end()) {
+        sink.error("/version", "missing required key \"version\" (expected " + range + ")");
+        return std::nullopt;
+    }
+    int v = 0;
+    if (!readInt(*version, "/version", sink, v, range))
+        return std::nullopt;
+    if (v > kScenarioVersion) {
+        sink.error("/version",
+                   "version " + std::to_string(v) + " is newer than this program reads (at most " +
+                       std::to_string(kScenarioVersion) + "); open it with a newer Archipelago");
+        return std::nullopt;
+    }
+    if (v < oldestScenarioVersion()) {
+        sink.error("/version", "expected " + range + ", got " + std::to_string(v));
+        return std::nullopt;
+    }
+    return v;
+}
+
+// After a type error the scenario holds defaults in place of the bad values: range checks
+// still find the other bad values, but a check on a pointer inside (or equal to) one that
+// already failed would only repeat it.
+void addFieldChecksAfterErrors(const Scenario& s, const Catalog& catalog, DiagnosticSink& sink)
+{
+    DiagnosticSink checks(sink.file());
+    checkScenarioFields(s, catalog, checks);
+    const std::vector<Diagnostic> earlier = sink.errors();
+    for (Diagnostic& d : checks.takeErrors()) {
+        const bool repeated = std::any_of(earlier.begin(), earlier.end(), [&](const Diagnostic& e) {
+            return pointerWithin(d.pointer, e.pointer);
+        });
+        if (!repeated)
+            sink.add(std::move(d));
+    }
+    for (Diagnostic& d : checks.takeWarnings())
+        sink.add(std::move(d));
+}
+
+std::optional<Scenario> parseInto(std::string_view text, DiagnosticSink& sink,
+                                  std::vector<PinnedScenario>& pins)
+{
+    if (text.size() > kMaxFileBytes) {
+        sink.error({}, "the file is larger than " + std::to_string(kMaxFileBytes) +
+                           " bytes; refusing to read it");
+        return std::nullopt;
+    }
+    Json doc;
+    if (!parseJsonDocument(text, doc, sink))
+        return std::nullopt;
+    if (!doc.is_object()) {
+        sink.error({}, "expected a JSON object at the root, got " + describeJson(doc));
+        return std::nullopt;
+    }
+    const std::optional<int> version = readHeader(doc, sink);
+    if (!version)
+        return std::nullopt;
+    if (*version < kScenarioVersion) {
+        if (auto error = migrate(doc, *version, kScenarioVersion, scenarioMigrations())) {
+            sink.error("/version", *error);
+            return std::nullopt;
+        }
+        sink.warning("/version", "migrated from version " + std::to_string(*version) + " to " +
+                                     std::to_string(kScenarioVersion) + "; saving writes version " +
+                                     std::to_string(kScenarioVersion));
+    }
+
+    Scenario scenario;
+    {
+        ObjectReader root(doc, {}, sink);
+        root.skip("format");
+        root.skip("version");
+        readScenario(root, scenario);
+        readPins(root, pins);
+    }
+    const Catalog catalog = builtinCatalog().mergedWith(scenario.catalogOverrides);
+    if (sink.hasErrors()) {
+        addFieldChecksAfterErrors(scenario, catalog, sink);
+        return std::nullopt;
+    }
+    for (Diagnostic& d : checkScenario(scenario, catalog, sink.file()))
+        sink.add(std::move(d));
+    checkPins(pins, sink);
+    if (sink.hasErrors())
+        return std::nullopt;
+    return scenario;
+}
+
+LoadResult finish(std::optional<Scenario> scenario, DiagnosticSink& sink,
+                  std::vector<PinnedScenario> pins = {})
+{
+    LoadResult result;
+    result.errors = sink.takeErrors();
+    result.warnings = sink.takeWarnings();
+    if (result.errors.empty()) {
+        result.scenario = std::move(scenario);
+        result.pins = std::move(pins);
+    }
+    return result;
+}
+
+} // namespace
+
+LoadResult parseScenario(std::string_view text, const std::string& fileName)
+{
+    DiagnosticSink sink(fileName);
+    std::optional<Scenario> scenario;
+    std::vector<PinnedScenario> pins;
+    try {
+        scenario = parseInto(text, sink, pins);
+    } catch (const std::exception& ex) {
+        // Only memory exhaustion can get here (the readers do not throw); no exception
+        // crosses the layer boundary.
+        sink.error({}, std::string("could not read the scenario: ") + ex.what());
+        scenario.reset();
+    }
+    return finish(std::move(scenario), sink, std::move(pins));
+}
+
+LoadResult loadScenarioFile(const std::string& path)
+{
+    namespace fs = std::filesystem;
+    DiagnosticSink sink(path);
+    std::error_code ec;
+    const fs::file_status status = fs::status(path, ec);
+    if (ec || !fs::exists(status)) {
+        sink.error({}, "cannot open the file: " +
+                           (ec ? ec.message() : std::string("no such file or directory")));
+        return finish(std::nullopt, sink);
+    }
+    if (fs::is_directory(status)) {
+        sink.error({}, "is a directory, expected a scenario file");
+        return finish(std::nullopt, sink);
+    }
+    if (!fs::is_regular_file(status)) {
+        sink.error({}, "is not a regular file");
+        return finish(std::nullopt, sink);
+    }
+    const std::uintmax_t size = fs::file_size(path, ec);
+    if (!ec && size > kMaxFileBytes) {
+        sink.error({}, "the file is " + std::to_string(size) + " bytes, larger than the " +
+                           std::to_string(kMaxFileBytes) + " a scenario may have");
+        return finish(std::nullopt, sink);
+    }
+    std::string text;
+    try {
+        std::ifstream in(path, std::ios::binary);
+        if (!in) {
+            sink.error({}, "cannot open the file for reading");
+            return finish(std::nullopt, sink);
+        }
+        // Bounded even if the file grows between the size check and the read (parseScenario
+        // then refuses it as too large).
+        text.resize(ec ? kMaxFileBytes + 1 : static_cast<std::size_t>(size) + 1);
+        in.read(text.data(), static_cast<std::streamsize>(text.size()));
+        if (in.bad()) {
+            sink.error({}, "error while reading the file");
+            return finish(std::nullopt, sink);
+        }
+        text.resize(static_cast<std::size_t>(in.gcount()));
+    } catch (const std::exception& ex) {
+        sink.error({}, std::string("cannot read the file: ") + ex.what());
+        return finish(std::nullopt, sink);
+    }
+    return parseScenario(text, path);
+}
+
+} // namespace archipelago::core

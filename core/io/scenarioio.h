@@ -1,0 +1,62 @@
+// Scenario JSON format (ARCHITECTURE.md section 2; format described in docs/scenario-format.md).
+// Loading never throws and never crashes: it returns a scenario or a list of diagnostics, each
+// naming the file, the JSON pointer and what was expected.
+#pragma once
+
+#include "model/catalog.h"
+#include "model/diagnostic.h"
+#include "model/scenariolimits.h"
+#include "model/scenario.h"
+
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace archipelago::core {
+
+inline constexpr const char* kScenarioFormat = "archipelago-scenario";
+inline constexpr int kScenarioVersion = 1;
+
+// A design point pinned for comparison, saved with the document in the top-level "pins" array
+// (docs/scenario-format.md, "Pinned design points").
+struct PinnedScenario
+{
+    std::string name;
+    std::string color;                  // "#rrggbb", or "" for the program's choice
+    Scenario scenario;
+
+    bool operator==(const PinnedScenario&) const = default;
+};
+
+struct LoadResult
+{
+    std::optional<Scenario> scenario;   // set when there are no errors
+    std::vector<PinnedScenario> pins;   // the file's pinned design points, in order
+    std::vector<Diagnostic> errors;
+    std::vector<Diagnostic> warnings;   // unknown keys, semantic warnings
+    bool ok() const { return scenario.has_value() && errors.empty(); }
+};
+
+LoadResult parseScenario(std::string_view text, const std::string& fileName);
+LoadResult loadScenarioFile(const std::string& path);
+
+// Exact round trip: parseScenario(serializeScenario(s)) == s.
+std::string serializeScenario(const Scenario& scenario);
+// The same with pinned design points (no "pins" key when `pins` is empty); the round trip
+// restores both the scenario and the pins exactly.
+std::string serializeScenario(const Scenario& scenario, const std::vector<PinnedScenario>& pins);
+
+// Semantic checks on a parsed scenario against a catalog (degrees multiply to the GPU count,
+// divide layers/heads/batch, TP larger than a scale-up domain warns, links join existing
+// datacenters, the datacenter graph is connected, ...). Pointers name the offending field.
+std::vector<Diagnostic> checkScenario(const Scenario& scenario, const Catalog& catalog,
+                                      const std::string& fileName = {});
+
+// The built-in catalog (resources/catalog.json compiled in).
+const Catalog& builtinCatalog();
+// Parse a catalog document (same schema as resources/catalog.json).
+std::optional<Catalog> parseCatalog(std::string_view text, const std::string& fileName,
+                                    std::vector<Diagnostic>& errors);
+
+} // namespace archipelago::core

@@ -1,0 +1,71 @@
+// The top-level "pins" array of a scenario file (docs/scenario-format.md, "Pinned design
+// points"): named, coloured snapshots of whole scenarios that the GUI compares with the current
+// one. A pin's scenario is read with the same readers as the document's own, under the pointer
+// /pins/N/scenario, so that its errors and unknown keys name where they are.
+#include "io/scenariocheck.h"
+#include "io/scenariojson.h"
+
+#include <cctype>
+
+namespace archipelago::core {
+
+namespace {
+
+bool isHexColor(const std::string& text)
+{
+    if (text.size() != 7 || text[0] != '#')
+        return false;
+    for (std::size_t i = 1; i < text.size(); ++i)
+        if (!std::isxdigit(static_cast<unsigned char>(text[i])))
+            return false;
+    return true;
+}
+
+} // namespace
+
+void readPins(ObjectReader& root, std::vector<PinnedScenario>& out)
+{
+    root.objects("pins", Need::Optional, [&](ObjectReader& r) {
+        PinnedScenario& pin = out.emplace_back();
+        r.string("name", pin.name, Need::Required);
+        if (r.string("color", pin.color) && !pin.color.empty() && !isHexColor(pin.color))
+            r.error("color", "expected a colour \"#rrggbb\", got \"" + pin.color + "\"");
+        r.object("scenario", Need::Required,
+                 [&](ObjectReader& s) { readScenario(s, pin.scenario); });
+    });
+}
+
+void checkPins(const std::vector<PinnedScenario>& pins, DiagnosticSink& sink)
+{
+    for (std::size_t i = 0; i < pins.size(); ++i) {
+        const Scenario& s = pins[i].scenario;
+        const std::string prefix = "/pins/" + std::to_string(i) + "/scenario";
+        const Catalog catalog = builtinCatalog().mergedWith(s.catalogOverrides);
+        for (Diagnostic& d : checkScenario(s, catalog, sink.file())) {
+            d.pointer = prefix + d.pointer;
+            sink.add(std::move(d));
+        }
+    }
+}
+
+Json pinsToJson(const std::vector<PinnedScenario>& pins)
+{
+    Json array = Json::array();
+    for (const PinnedScenario& pin : pins) {
+        Json scenario = scenarioToJson(pin.scenario);
+        scenario.erase("format");
+        scenario.erase("version");
+        array.push_back(Json{{"name", pin.name}, {"color", pin.color}, {"scenario", scenario}});
+    }
+    return array;
+}
+
+std::string serializeScenario(const Scenario& scenario, const std::vector<PinnedScenario>& pins)
+{
+    Json j = scenarioToJson(scenario);
+    if (!pins.empty())
+        j["pins"] = pinsToJson(pins);
+    return j.dump(2, ' ', false, Json::error_handler_t::replace) + '\n';
+}
+
+} // namespace archipelago::core

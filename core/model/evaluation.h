@@ -1,0 +1,129 @@
+// What the cost model returns for a scenario (ARCHITECTURE.md sections 2 and 3).
+#pragma once
+
+#include "model/scenario.h"
+
+#include <string>
+#include <vector>
+
+namespace archipelago::core {
+
+// Seconds per iteration, per part. Compute parts are per pipeline rank on the critical path;
+// communication parts are what stays exposed (not hidden under compute).
+struct Breakdown
+{
+    double forwardS = 0.0;
+    double backwardS = 0.0;
+    double recomputeS = 0.0;
+    double tpCommS = 0.0;
+    double cpCommS = 0.0;
+    double epCommS = 0.0;
+    double ppCommS = 0.0;
+    double dpCommS = 0.0;
+    double optimizerS = 0.0;
+    double bubbleS = 0.0;
+    double interferenceS = 0.0;    // slowdown of compute by overlapped communication
+
+    bool operator==(const Breakdown&) const = default;
+};
+
+struct MemoryBreakdown
+{
+    double weightsGib = 0.0;
+    double gradientsGib = 0.0;
+    double optimizerGib = 0.0;
+    double activationsGib = 0.0;
+    double otherGib = 0.0;         // buffers, fragmentation reserve, CUDA context
+    int inFlightMicroBatches = 0;  // on the worst stage
+    int worstStage = 0;
+
+    double totalGib() const
+    {
+        return weightsGib + gradientsGib + optimizerGib + activationsGib + otherGib;
+    }
+    bool operator==(const MemoryBreakdown&) const = default;
+};
+
+enum class LinkClass { ScaleUp, Leaf, Spine, Core, Dci };
+const char* toString(LinkClass c);
+
+// Traffic per iteration on a class of links, or on one DCI link (dciLinkId >= 0).
+struct LinkTraffic
+{
+    LinkClass linkClass = LinkClass::ScaleUp;
+    Id dciLinkId = -1;
+    double bytesPerIteration = 0.0;   // summed over all links of the class
+    double busyS = 0.0;               // time the busiest link of the class carries traffic
+    double utilisation = 0.0;         // busyS / iteration time
+
+    bool operator==(const LinkTraffic&) const = default;
+};
+
+// One line of the bill of materials.
+struct BomItem
+{
+    std::string item;          // catalog name
+    std::string category;      // "switch", "nic", "optic", "cable", "dci-optic", "amplifier", ...
+    std::string scope;         // "dc-west", "dci dc-west<->dc-east", ...
+    std::int64_t count = 0;
+    double unitPriceUsd = 0.0;
+    double unitWatts = 0.0;
+    std::string detail;        // tier and reach, e.g. "leaf", "leaf-spine, 150 m" (issue 4)
+    double capexUsd() const { return static_cast<double>(count) * unitPriceUsd; }
+    double powerW() const { return static_cast<double>(count) * unitWatts; }
+
+    bool operator==(const BomItem&) const = default;
+};
+
+// One block of the pipeline timeline (for the GUI and reports).
+enum class BlockKind { Forward, Backward, WeightGrad, Send };
+struct TimelineBlock
+{
+    int stage = 0;             // pipeline rank
+    int chunk = 0;             // virtual stage on that rank
+    int microBatch = 0;
+    BlockKind kind = BlockKind::Forward;
+    double startS = 0.0;
+    double endS = 0.0;
+    bool crossesDci = false;   // Send blocks only
+
+    bool operator==(const TimelineBlock&) const = default;
+};
+
+struct Warning
+{
+    std::string code;          // stable key, e.g. "oom", "tp-exceeds-scale-up", "dci-exposed"
+    std::string message;       // names the cause, with numbers and units
+
+    bool operator==(const Warning&) const = default;
+};
+
+struct Evaluation
+{
+    bool ok = false;                   // false: the scenario could not be evaluated (see warnings)
+    double iterationTimeS = 0.0;
+    Breakdown breakdown;
+    double bubbleRatio = 0.0;          // idle / makespan, averaged over stages
+    double idleOverCompute = 0.0;      // Megatron's (p-1)/m for 1F1B
+    double mfu = 0.0;
+    double hfu = 0.0;
+    double tokensPerS = 0.0;
+    double modelFlopsPerIteration = 0.0;
+    double hardwareFlopsPerIteration = 0.0;
+    MemoryBreakdown memory;            // worst stage
+    double memoryPeakGib = 0.0;
+    bool fitsInMemory = true;
+    double hbmGib = 0.0;
+    std::vector<LinkTraffic> traffic;
+    std::vector<BomItem> bom;
+    double networkCapexUsd = 0.0;
+    double networkPowerW = 0.0;
+    double timeToTrainS = 0.0;
+    double gpuHoursToTrain = 0.0;
+    std::int64_t gpus = 0;
+    std::vector<TimelineBlock> timeline;  // one representative pipeline
+    std::vector<Warning> warnings;
+    std::vector<std::string> assumptions; // choices the model made (e.g. micro-batch chosen)
+};
+
+} // namespace archipelago::core

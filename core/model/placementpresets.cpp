@@ -1,0 +1,117 @@
+#include "model/placementpresets.h"
+
+#include <algorithm>
+#include <limits>
+#include <numeric>
+
+namespace archipelago::core {
+
+namespace {
+
+// GPUs one replica of one stage occupies.
+std::int64_t gpusPerStageReplica(const Parallelism& par)
+{
+    return std::int64_t{std::max(1, par.tp)} * std::max(1, par.cp);
+}
+
+Placement keepOrderAndSplit(const Scenario& scenario)
+{
+    Placement placement;
+    placement.rankOrder = scenario.placement.rankOrder;
+    if (static_cast<int>(scenario.placement.layersPerStage.size()) == scenario.parallelism.pp)
+        placement.layersPerStage = scenario.placement.layersPerStage;
+    return placement;
+}
+
+} // namespace
+
+std::vector<int> apportion(int total, const std::vector<std::int64_t>& weights)
+{
+    std::vector<int> shares(weights.size(), 0);
+    const std::int64_t sum = std::accumulate(weights.begin(), weights.end(), std::int64_t{0});
+    if (sum <= 0 || total <= 0)
+        return shares;
+    std::vector<std::int64_t> remainders(weights.size(), 0);
+    int given = 0;
+    for (std::size_t i = 0; i < weights.size(); ++i) {
+        const std::int64_t scaled = std::int64_t{total} * std::max<std::int64_t>(0, weights[i]);
+        shares[i] = static_cast<int>(scaled / sum);
+        remainders[i] = scaled % sum;
+        given += shares[i];
+    }
+    std::vector<std::size_t> order(weights.size());
+    std::iota(order.begin(), order.end(), std::size_t{0});
+    std::stable_sort(order.begin(), order.end(),
+                     [&](std::size_t l, std::size_t r) { return remainders[l] > remainders[r]; });
+    for (std::size_t k = 0; given < total && k < order.size(); ++k, ++given)
+        ++shares[order[k]];
+    return shares;
+}
+
+Placement ppAcrossDatacenters(const Scenario& scenario)
+{
+    Placement placement = keepOrderAndSplit(scenario);
+    const int pp = scenario.parallelism.pp;
+    const std::int64_t perStage = gpusPerStageReplica(scenario.parallelism);
+    const std::vector<Datacenter>& dcs = scenario.topology.datacenters;
+    if (pp < 1 || dcs.empty())
+        return placement;
+
+    // Datacenters that cannot hold one replica of one stage take no stage.
+    std::vector<std::int64_t> weights;
+    for (const Datacenter& dc : dcs) {
+        const std::int64_t gpus = gpusInDatacenter(dc);
+        weights.push_back(gpus >= perStage ? gpus : 0);
+    }
+    const std::vector<int> stages = apportion(pp, weights);
+
+    PlacementShard shard;
+    std::int64_t replicas = std::numeric_limits<std::int64_t>::max();
+    for (std::size_t i = 0; i < dcs.size(); ++i) {
+        if (stages[i] == 0)
+            continue;
+        shard.stageDatacenters.insert(shard.stageDatacenters.end(),
+                                      static_cast<std::size_t>(stages[i]), dcs[i].id);
+        replicas = std::min(replicas, weights[i] / (std::int64_t{stages[i]} * perStage));
+    }
+    if (shard.stageDatacenters.empty())
+        return placement;
+    shard.dpReplicas =
+        static_cast<int>(std::clamp<std::int64_t>(replicas, 1, std::numeric_limits<int>::max()));
+    placement.shards.push_back(std::move(shard));
+    return placement;
+}
+
+Placement dpAcrossDatacenters(const Scenario& scenario)
+{
+    Placement placement = keepOrderAndSplit(scenario);
+    const int pp = scenario.parallelism.pp;
+    if (pp < 1)
+        return placement;
+    const std::int64_t perReplica = gpusPerStageReplica(scenario.parallelism) * pp;
+    for (const Datacenter& dc : scenario.topology.datacenters) {
+        const std::int64_t replicas = gpusInDatacenter(dc) / perReplica;
+        if (replicas < 1)
+            continue;
+        PlacementShard shard;
+        shard.dpReplicas =
+            static_cast<int>(std::min<std::int64_t>(replicas, std::numeric_limits<int>::max()));
+        shard.stageDatacenters.assign(static_cast<std::size_t>(pp), dc.id);
+        placement.shards.push_back(std::move(shard));
+    }
+    return placement;
+}
+
+Scenario withFittedGlobalBatch(Scenario s)
+{
+    const std::int64_t perStep = std::int64_t{s.parallelism.microBatch} * dataParallel(s);
+    if (perStep <= 0 || perStep > std::numeric_limits<int>::max())
+        return s;
+    const std::int64_t batch = s.workload.globalBatch;
+    const std::int64_t steps = std::max<std::int64_t>(1, (batch + perStep / 2) / perStep);
+    if (steps * perStep <= std::numeric_limits<int>::max())
+        s.workload.globalBatch = static_cast<int>(steps * perStep);
+    return s;
+}
+
+} // namespace archipelago::core

@@ -1,0 +1,35 @@
+// Placement presets: the two simplest answers to "which dimension crosses each datacenter
+// boundary" (ARCHITECTURE.md section 2, placement). Pure layout arithmetic on the topology and
+// the parallelism, no costs: the layout view offers them as one-click choices and the explorer
+// may enumerate them.
+#pragma once
+
+#include "model/scenario.h"
+
+#include <cstdint>
+#include <vector>
+
+namespace archipelago::core {
+
+// PP crosses the boundaries: one shard whose pipeline stages are split over the datacenters
+// (in topology order), the number of stages per datacenter proportional to its GPU count
+// (largest-remainder apportionment). The DP degree is the largest that fits every datacenter
+// it uses. Rank order and layers per stage are kept from the scenario.
+Placement ppAcrossDatacenters(const Scenario& scenario);
+
+// DP crosses the boundaries: one shard per datacenter with every stage at home, as many
+// data-parallel replicas as the datacenter holds (GPUs / (tp * cp * pp)). Datacenters too small
+// for one replica are left out. Rank order and layers per stage are kept from the scenario.
+Placement dpAcrossDatacenters(const Scenario& scenario);
+
+// The global batch moved to the multiple of micro_batch * dp nearest to it (ties up, at least
+// one), so that a change of the data-parallel degree keeps the batch divisible (Megatron-LM
+// requires global_batch % (micro_batch * dp) == 0). Unchanged when that is impossible.
+Scenario withFittedGlobalBatch(Scenario scenario);
+
+// Splits `total` items over `weights` in proportion, largest remainder first (Hamilton's
+// method); ties go to the earlier entry. The result sums to `total` (all zero when every weight
+// is zero).
+std::vector<int> apportion(int total, const std::vector<std::int64_t>& weights);
+
+} // namespace archipelago::core

@@ -1,0 +1,300 @@
+// The Scenario: one design point (ARCHITECTURE.md section 2).
+// Plain value types, cheap to copy (a 100,000-GPU cluster is a few dozen objects: the topology
+// is hierarchical with multiplicities, never one object per GPU). Derived quantities such as
+// GPUs per datacenter or the DP degree are computed by the free functions at the bottom, never
+// stored twice.
+#pragma once
+
+#include "model/catalog.h"
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace archipelago::core {
+
+using Id = std::int32_t; // stable integer id of a topology object, unique per kind
+
+// ---------------------------------------------------------------- topology
+
+struct Region
+{
+    Id id = 0;
+    std::string name;
+
+    bool operator==(const Region&) const = default;
+};
+
+// `count` identical pods, each of `domainsPerPod` scale-up (high-bandwidth) domains of
+// `gpusPerDomain` GPUs. GPUs in a pod = domainsPerPod * gpusPerDomain.
+struct Pod
+{
+    Id id = 0;
+    std::string name;
+    int count = 1;
+    int domainsPerPod = 1;
+    int gpusPerDomain = 8;
+
+    bool operator==(const Pod&) const = default;
+};
+
+enum class FabricKind { Clos, RailOptimized, RailOnly };
+
+// The scale-out fabric of one datacenter. `tiers` is 2 (leaf-spine) or 3 (leaf-spine-core,
+// i.e. a fat-tree); rail-only has no spine across rails (Wang et al. 2023, "How to build
+// low-cost networks for large language models (without sacrificing performance)").
+struct Fabric
+{
+    FabricKind kind = FabricKind::RailOptimized;
+    int tiers = 3;
+    // Oversubscription (downlink : uplink) at the leaf and at the spine tier; 1 = full bisection.
+    double leafOversubscription = 1.0;
+    double spineOversubscription = 1.0;
+    std::string switchModel;       // catalog switch name
+    std::string nicModel;          // catalog NIC name; NIC speed comes from it
+    int nicsPerGpu = 1;
+
+    bool operator==(const Fabric&) const = default;
+};
+
+struct Datacenter
+{
+    Id id = 0;
+    std::string name;
+    Id regionId = 0;
+    std::string accelerator;       // catalog accelerator name
+    Fabric fabric;
+    std::vector<Pod> pods;
+    double x = 0.0, y = 0.0;       // canvas position (look only, does not affect cost)
+
+    bool operator==(const Datacenter&) const = default;
+};
+
+enum class DciTransport {
+    RdmaOtn,   // RDMA over a lossless optical transport network (loss ~ 0)
+    LossyIp    // TCP/IP-like transport: per-flow throughput bounded by window/RTT and loss
+};
+
+// A datacenter interconnect: wavelengths x rate on a fibre path of `distanceKm`.
+struct DciLink
+{
+    Id id = 0;
+    Id a = 0, b = 0;               // datacenter ids
+    double distanceKm = 10.0;
+    int wavelengths = 16;
+    double gbpsPerWavelength = 400.0;
+    std::string optic;             // catalog coherent optic, e.g. "400ZR"
+    std::string lineSystem;        // catalog line system
+    DciTransport transport = DciTransport::RdmaOtn;
+    double equipmentLatencyS = 20e-6; // transponders, ROADMs, switches, both ends
+    double packetLossRate = 0.0;   // LossyIp only
+    double windowBytes = 16.0 * 1024 * 1024; // LossyIp per-connection window
+    int connectionsPerCollective = 16;       // parallel connections (QPs / TCP streams)
+
+    bool operator==(const DciLink&) const = default;
+};
+
+struct Topology
+{
+    std::vector<Region> regions;
+    std::vector<Datacenter> datacenters;
+    std::vector<DciLink> links;
+
+    bool operator==(const Topology&) const = default;
+};
+
+// ---------------------------------------------------------------- workload
+
+enum class FfnActivation { Gelu, Swiglu };
+enum class Precision { Bf16, Fp8 };
+
+struct MoeConfig
+{
+    int experts = 0;               // 0 = dense model
+    int topK = 1;
+    int expertFfnHidden = 0;
+    int sharedExperts = 0;
+    int firstDenseLayers = 0;      // leading layers that stay dense (DeepSeek-V3: 3)
+    bool enabled() const { return experts > 0; }
+
+    bool operator==(const MoeConfig&) const = default;
+};
+
+struct Workload
+{
+    std::string name;
+    int layers = 1;
+    int hidden = 1;
+    int heads = 1;
+    int kvHeads = 1;               // < heads means grouped-query attention
+    int ffnHidden = 1;
+    FfnActivation activation = FfnActivation::Gelu;
+    int vocab = 1;
+    int seqLen = 1;
+    MoeConfig moe;
+    int globalBatch = 1;           // sequences per iteration
+    Precision precision = Precision::Bf16;
+    double trainTokens = 1e12;     // tokens to train, for time and GPU-hours to train
+
+    bool operator==(const Workload&) const = default;
+};
+
+// ---------------------------------------------------------------- parallelism
+
+enum class Recompute { None, Selective, Full };
+
+// Which communication is overlapped with compute; what is not overlapped is exposed.
+struct OverlapOptions
+{
+    bool dpGradReduce = true;      // gradient reduce-scatter/all-reduce under backward
+    bool dpParamGather = true;     // distributed-optimizer all-gather under next forward
+    bool tpComm = false;           // TP collectives overlapped with GEMMs
+    bool cpComm = true;            // CP ring exchange overlapped with attention
+    bool epComm = false;           // EP all-to-all overlapped with expert compute
+    bool ppComm = true;            // PP send/recv asynchronous to compute
+
+    bool operator==(const OverlapOptions&) const = default;
+};
+
+struct Parallelism
+{
+    int tp = 1;
+    int cp = 1;
+    int pp = 1;
+    int ep = 1;                    // carved out of DP x CP as in Megatron-LM
+    int virtualStages = 1;         // interleaved model chunks per pipeline rank
+    int microBatch = 1;            // sequences per micro-batch
+    bool sequenceParallel = false;
+    int zeroStage = 0;             // 0..3
+    bool distributedOptimizer = false;
+    Recompute recompute = Recompute::None;
+    OverlapOptions overlap;
+
+    bool operator==(const Parallelism&) const = default;
+};
+
+// ---------------------------------------------------------------- placement
+
+enum class ParallelDim { Tp, Cp, Ep, Dp, Pp };
+
+// One shard of the job: `dpReplicas` data-parallel replicas of the full pipeline whose stage i
+// runs in datacenter `stageDatacenters[i]`. PP crosses a datacenter boundary where two
+// consecutive entries differ; DP crosses it between shards placed in different datacenters.
+// A split shard (k = splitDatacenters.size() >= 2) spreads every stage evenly over those k
+// datacenters, each `splitDim` group (Tp or Cp) having degree/k members in each (issue 4 item
+// 2: "TP, CP or EP across datacenters allowed with a warning"); stageDatacenters then only
+// names each stage's home, one of the split datacenters, for drawing.
+struct PlacementShard
+{
+    // Constructors rather than an aggregate, so `{replicas, {stages}}` stays warning-free
+    // (-Wmissing-field-initializers) without naming the split fields.
+    PlacementShard() = default;
+    PlacementShard(int replicas, std::vector<Id> stages, std::vector<Id> splitDcs = {},
+                   ParallelDim dim = ParallelDim::Tp)
+        : dpReplicas(replicas)
+        , stageDatacenters(std::move(stages))
+        , splitDatacenters(std::move(splitDcs))
+        , splitDim(dim)
+    {}
+
+    int dpReplicas = 1;
+    std::vector<Id> stageDatacenters; // size pp
+    std::vector<Id> splitDatacenters; // empty = no split
+    ParallelDim splitDim = ParallelDim::Tp; // Tp or Cp; used only when split
+
+    bool split() const { return splitDatacenters.size() >= 2; }
+
+    bool operator==(const PlacementShard&) const = default;
+};
+
+struct Placement
+{
+    // Rank order of the parallel dimensions, innermost first (Megatron: tp-cp-ep-dp-pp).
+    std::vector<ParallelDim> rankOrder{ParallelDim::Tp, ParallelDim::Cp, ParallelDim::Ep,
+                                       ParallelDim::Dp, ParallelDim::Pp};
+    // Empty = the whole job in the first datacenter, DP derived from its GPU count.
+    std::vector<PlacementShard> shards;
+    // Layers per pipeline stage (size pp, summing to the layer count); empty = even split.
+    std::vector<int> layersPerStage;
+
+    bool operator==(const Placement&) const = default;
+};
+
+// ---------------------------------------------------------------- schedule
+
+enum class ScheduleKind { GPipe, OneFOneB, Interleaved1F1B, ZeroBubbleH1, ZeroBubbleH2 };
+
+struct Schedule
+{
+    ScheduleKind kind = ScheduleKind::OneFOneB;
+    // Cross-DC-aware variant: extra micro-batches in flight before a slow (DCI) boundary,
+    // bounded by HBM. 0 = plain schedule.
+    int extraInFlightAtDci = 0;
+
+    bool operator==(const Schedule&) const = default;
+};
+
+// ---------------------------------------------------------------- scenario
+
+struct Scenario
+{
+    std::string name;
+    std::string description;
+    Catalog catalogOverrides;      // entries replacing or extending the built-in catalog
+    Topology topology;
+    Workload workload;
+    Parallelism parallelism;
+    Placement placement;
+    Schedule schedule;
+
+    bool operator==(const Scenario&) const = default;
+};
+
+// ---------------------------------------------------------------- derived quantities
+
+std::int64_t gpusInPod(const Pod& pod);              // count * domainsPerPod * gpusPerDomain
+std::int64_t gpusInDatacenter(const Datacenter& dc);
+std::int64_t totalGpus(const Topology& topology);
+const Datacenter* findDatacenter(const Topology& topology, Id id);
+const DciLink* findLink(const Topology& topology, Id id);
+const Region* findRegion(const Topology& topology, Id id);
+// Scale-up domain size used for TP placement: the smallest domain in the datacenter.
+int scaleUpDomainGpus(const Datacenter& dc);
+
+// Data-parallel degree: sum of shard replicas, or GPUs / (tp*cp*pp) without shards
+// (0 when that does not divide).
+std::int64_t dataParallel(const Scenario& scenario);
+// The shards in effect (one implicit shard in the first datacenter when none are given).
+std::vector<PlacementShard> effectiveShards(const Scenario& scenario);
+// Layers per pipeline stage in effect (even split when not given; the first stages take the
+// remainder).
+std::vector<int> effectiveLayersPerStage(const Scenario& scenario);
+// GPUs the placement puts in each datacenter, in topology order.
+std::vector<std::int64_t> placedGpusPerDatacenter(const Scenario& scenario);
+// Micro-batches per iteration per pipeline: globalBatch / (microBatch * dp).
+std::int64_t microBatchesPerIteration(const Scenario& scenario);
+// Next free id for a kind of object.
+Id nextDatacenterId(const Topology& topology);
+Id nextLinkId(const Topology& topology);
+Id nextRegionId(const Topology& topology);
+Id nextPodId(const Topology& topology);
+
+// Enum names as they appear in the JSON format.
+const char* toString(FabricKind v);
+const char* toString(DciTransport v);
+const char* toString(FfnActivation v);
+const char* toString(Precision v);
+const char* toString(Recompute v);
+const char* toString(ParallelDim v);
+const char* toString(ScheduleKind v);
+std::optional<FabricKind> fabricKindFromString(const std::string& s);
+std::optional<DciTransport> dciTransportFromString(const std::string& s);
+std::optional<FfnActivation> ffnActivationFromString(const std::string& s);
+std::optional<Precision> precisionFromString(const std::string& s);
+std::optional<Recompute> recomputeFromString(const std::string& s);
+std::optional<ParallelDim> parallelDimFromString(const std::string& s);
+std::optional<ScheduleKind> scheduleKindFromString(const std::string& s);
+
+} // namespace archipelago::core

@@ -1,0 +1,14 @@
+// Scenarios the explorer starts from. minimalScenario() is File > New Empty Document: the
+// smallest valid scenario (it passes checkScenario), from which a design is built up edit by
+// edit (issue 5, "build preset (c) from an empty document").
+#pragma once
+
+#include "model/scenario.h"
+
+namespace archipelago::core {
+
+// One region, one datacenter "dc-1" holding one 8-GPU H100 scale-up domain on a Clos fabric, a
+// tiny dense workload (4 layers, global batch 8) at TP 1, PP 1, DP 8, plain 1F1B.
+Scenario minimalScenario();
+
+} // namespace archipelago::core

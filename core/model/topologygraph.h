@@ -1,0 +1,57 @@
+// The graph of datacenters and DCI links (ARCHITECTURE.md section 2): connectivity, the
+// shortest route by fibre distance and the bottleneck capacity between two sites.
+// Built once from a Topology, which must outlive it; answers are by datacenter id.
+#pragma once
+
+#include "model/scenario.h"
+
+#include <map>
+#include <optional>
+#include <vector>
+
+namespace archipelago::core {
+
+// A path between two datacenters over DCI links.
+struct DciRoute
+{
+    std::vector<Id> datacenters; // from source to destination, both included
+    std::vector<Id> links;       // DCI link ids, in order (empty when source == destination)
+    double distanceKm = 0.0;
+    double oneWayLatencyS = 0.0; // sum of the links' propagation + equipment latency
+    double bottleneckGBps = 0.0; // min capacity over the links (GB/s per direction)
+
+    bool operator==(const DciRoute&) const = default;
+};
+
+class TopologyGraph
+{
+public:
+    explicit TopologyGraph(const Topology& topology);
+
+    std::size_t datacenterCount() const { return ids_.size(); }
+    // Number of connected components (1 = every datacenter reaches every other).
+    int componentCount() const;
+    bool isConnected() const { return componentCount() <= 1; }
+    bool connected(Id a, Id b) const { return route(a, b).has_value(); }
+
+    // Shortest route by fibre distance (Dijkstra 1959, via boost::dijkstra_shortest_paths).
+    // nullopt when either id is unknown or the sites are not connected.
+    std::optional<DciRoute> route(Id from, Id to) const;
+    // Widest path: the largest bottleneck capacity over all routes (max-min path, a Dijkstra
+    // variant; Pollack 1960, "The maximum capacity through a network"). 0 when disconnected.
+    double maxBottleneckGBps(Id from, Id to) const;
+
+private:
+    struct Edge
+    {
+        int a = 0, b = 0;
+        const DciLink* link = nullptr;
+    };
+    std::optional<int> vertex(Id id) const;
+
+    std::vector<Id> ids_;     // vertex index -> datacenter id
+    std::map<Id, int> index_; // datacenter id -> vertex index
+    std::vector<Edge> edges_;
+};
+
+} // namespace archipelago::core

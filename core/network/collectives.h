@@ -1,0 +1,61 @@
+// Alpha-beta costs of collectives (ARCHITECTURE.md section 3, "Collectives").
+// Notation: n participants, S bytes of the full buffer per GPU, B achieved bandwidth per GPU
+// per direction (bytes/s), a latency per step (s). Formulas from Thakur, Rabenseifner and
+// Gropp 2005, "Optimization of Collective Communication Operations in MPICH", section 4
+// (ring algorithms), and Patarasuk and Yuan 2009 (bandwidth-optimal ring all-reduce).
+#pragma once
+
+#include "model/catalog.h"
+#include "network/placement.h"
+
+namespace archipelago::core {
+
+// Ring all-reduce: reduce-scatter + all-gather, 2(n-1)/n * S/B + 2(n-1)a.
+double ringAllReduceS(double bytes, int n, double bytesPerS, double latencyS);
+// NCCL double binary tree all-reduce (Sanders, Speck and Traff 2009, "Two-tree algorithms for
+// full bandwidth broadcast, reduction and scan"; NCCL 2.4 release notes): two pipelined
+// trees each carry half the data, so the bandwidth term is 2*S/B (every byte goes up and down
+// once) and the latency term is 2*log2(n)*a (up and down the tree depth).
+double treeAllReduceS(double bytes, int n, double bytesPerS, double latencyS);
+// Best of ring and tree, as NCCL's tuner picks per message size.
+double allReduceS(double bytes, int n, double bytesPerS, double latencyS);
+// Ring reduce-scatter or all-gather of a buffer of S bytes in total: (n-1)/n * S/B + (n-1)a.
+double reduceScatterS(double bytes, int n, double bytesPerS, double latencyS);
+double allGatherS(double bytes, int n, double bytesPerS, double latencyS);
+// All-to-all where each GPU sends S bytes in total, (n-1)/n of it off-GPU: pairwise exchange,
+// (n-1)/n * S/B + (n-1)a (Thakur et al. 2005, section 4.6).
+double allToAllS(double bytes, int n, double bytesPerS, double latencyS);
+// Point-to-point: a + S/B.
+double p2pS(double bytes, double bytesPerS, double latencyS);
+
+// Fraction of a level's link bandwidth that NCCL collectives achieve (bus bandwidth over
+// link bandwidth), from the accelerator's efficiency parameters.
+double busEfficiency(LinkClass linkClass, const EfficiencyParams& eff);
+// Achieved bytes/s per GPU on a level: bandwidth x bus efficiency (placement already shared
+// it among concurrent flows), x the ECMP collision factor on spine and core levels.
+double levelBytesPerS(const LevelLink& level, const EfficiencyParams& eff);
+
+// Hierarchical collectives over a group path, innermost level first. An all-reduce is a
+// reduce-scatter at each level going out (on S, S/n1, S/(n1 n2), ...), an all-reduce at the
+// outermost level, and all-gathers coming back (NCCL's hierarchical / "2D" algorithms;
+// Jia et al. 2018, "Highly scalable deep learning training system with mixed-precision",
+// section 4.3; Mikami et al. 2018, section 3.1). A one-level path is the flat collective.
+struct CollectiveCost
+{
+    double timeS = 0.0;
+    // Bytes each GPU sends per level, innermost first (for traffic accounting); size = levels.
+    double bytesPerLevel[8] = {};
+    int levels = 0;
+};
+CollectiveCost hierarchicalAllReduce(double bytes, const GroupPath& path,
+                                     const EfficiencyParams& eff);
+CollectiveCost hierarchicalReduceScatter(double bytes, const GroupPath& path,
+                                         const EfficiencyParams& eff);
+CollectiveCost hierarchicalAllGather(double bytes, const GroupPath& path,
+                                     const EfficiencyParams& eff);
+// All-to-all across levels: each level carries the share of the traffic whose destination
+// lies outside the inner levels; levels run concurrently, the slowest decides.
+CollectiveCost hierarchicalAllToAll(double bytes, const GroupPath& path,
+                                    const EfficiencyParams& eff);
+
+} // namespace archipelago::core

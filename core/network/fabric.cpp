@@ -1,0 +1,236 @@
+#include "network/fabric.h"
+
+#include <algorithm>
+#include <cmath>
+
+namespace archipelago::core {
+
+namespace {
+
+std::int64_t ceilDiv(std::int64_t a, std::int64_t b)
+{
+    return b <= 0 ? 0 : (a + b - 1) / b;
+}
+
+void warn(std::vector<Warning>* warnings, std::string code, std::string message)
+{
+    if (warnings)
+        warnings->push_back({std::move(code), std::move(message)});
+}
+
+// Default radix when the catalog has no switch: a 51.2 Tb/s ASIC at 64 x 800G.
+constexpr int kDefaultRadix = 64;
+constexpr double kDefaultNicGbps = 400.0;
+
+} // namespace
+
+int downPorts(int radix, double oversubscription)
+{
+    // Oversubscription o = down/up with down + up = k  =>  down = k * o / (1 + o).
+    const double o = std::max(1e-9, oversubscription);
+    const auto down = static_cast<int>(std::lround(radix * o / (1.0 + o)));
+    return std::clamp(down, 1, std::max(1, radix - 1));
+}
+
+ClosCounts closCounts(std::int64_t hostPorts, int radix, int maxTiers, double leafOversubscription,
+                      double spineOversubscription)
+{
+    if (hostPorts <= radix)
+        return closFromLeaves(hostPorts > 0 ? 1 : 0, hostPorts, radix, maxTiers,
+                              leafOversubscription, spineOversubscription);
+    const std::int64_t leaves = ceilDiv(hostPorts, downPorts(radix, leafOversubscription));
+    return closFromLeaves(leaves, hostPorts, radix, maxTiers, leafOversubscription,
+                          spineOversubscription);
+}
+
+ClosCounts closFromLeaves(std::int64_t leaves, std::int64_t hostPorts, int radix, int maxTiers,
+                          double leafOversubscription, double spineOversubscription)
+{
+    ClosCounts c;
+    c.hostPorts = hostPorts;
+    c.hostLinks = hostPorts;
+    if (leaves <= 0 || radix <= 1)
+        return c;
+    if (leaves == 1 && hostPorts <= radix) {
+        // One switch, every port down.
+        c.tiers = 1;
+        c.leafDown = radix;
+        c.leaves = 1;
+        c.leavesPerPod = 1;
+        c.pods = 1;
+        c.capacityHosts = radix;
+        return c;
+    }
+    c.leafDown = downPorts(radix, leafOversubscription);
+    c.leafUp = radix - c.leafDown;
+    c.leaves = leaves;
+    c.leafSpineLinks = leaves * c.leafUp;
+    // A 3-tier fabric is built as asked (the core is the growth path), except that a single
+    // pod needs no core: it is a leaf-spine.
+    if (maxTiers <= 2 || leaves <= downPorts(radix, spineOversubscription)) {
+        // Leaf-spine: every spine has one port to each leaf, so at most k leaves
+        // (k * leafDown hosts; k^2/2 at full bisection) on leafUp spines (3k/2 switches).
+        c.tiers = 2;
+        c.spines = ceilDiv(c.leafSpineLinks, radix);
+        c.leavesPerPod = leaves;
+        c.pods = 1;
+        c.capacityHosts = std::int64_t{radix} * c.leafDown;
+        c.overCapacity = leaves > radix;
+        return c;
+    }
+    // Fat-tree (Al-Fares et al. 2008, section 3.2): a pod is spineDown leaves and leafUp spines;
+    // spines send spineUp links to the core; a core switch reaches k pods. With k = 64 and full
+    // bisection: 64 pods x 32 leaves x 32 hosts = 65,536 hosts; 2,048 + 2,048 + 1,024 switches.
+    c.tiers = 3;
+    c.spineDown = downPorts(radix, spineOversubscription);
+    c.spineUp = radix - c.spineDown;
+    c.leavesPerPod = c.spineDown;
+    c.pods = ceilDiv(leaves, c.spineDown);
+    const std::int64_t fullPods = leaves / c.spineDown;
+    const std::int64_t rest = leaves % c.spineDown;
+    c.spines = fullPods * c.leafUp + ceilDiv(rest * c.leafUp, c.spineDown);
+    c.spineCoreLinks = c.spines * c.spineUp;
+    c.cores = ceilDiv(c.spineCoreLinks, radix);
+    c.capacityHosts = std::int64_t{radix} * c.spineDown * c.leafDown;
+    c.overCapacity = c.pods > radix;
+    return c;
+}
+
+double FabricDesign::levelGBps(LinkClass level) const
+{
+    // Traffic that climbs past an oversubscribed tier gets 1/oversubscription of the NIC rate.
+    switch (level) {
+    case LinkClass::Spine:
+        return gpuGBps / leafOversubscription;
+    case LinkClass::Core:
+        return gpuGBps / (leafOversubscription * spineOversubscription);
+    default:
+        return gpuGBps;
+    }
+}
+
+double FabricDesign::levelLatencyS(LinkClass level)
+{
+    // Up-and-down through 1 (leaf), 3 (leaf-spine-leaf) or 5 (via the core) switches.
+    const int hops = level == LinkClass::Leaf ? 1 : level == LinkClass::Spine ? 3 : 5;
+    return kNicLatencyS + hops * kSwitchHopLatencyS;
+}
+
+const SwitchSpec* fabricSwitch(const Fabric& fabric, double nicGbps, const Catalog& catalog)
+{
+    if (!fabric.switchModel.empty())
+        if (const SwitchSpec* named = catalog.switchSpec(fabric.switchModel))
+            return named;
+    for (const SwitchSpec& sw : catalog.switches)
+        if (sw.portGbps >= nicGbps && sw.radix > 1)
+            return &sw;
+    return nullptr;
+}
+
+double fabricNicGbps(const Datacenter& dc, const Catalog& catalog)
+{
+    if (const NicSpec* nic = catalog.nic(dc.fabric.nicModel); nic && nic->gbps > 0.0)
+        return nic->gbps;
+    if (const AcceleratorSpec* acc = catalog.accelerator(dc.accelerator); acc && acc->nicGbps > 0)
+        return acc->nicGbps;
+    return kDefaultNicGbps;
+}
+
+FabricDesign designFabric(const Datacenter& dc, const Catalog& catalog,
+                          std::vector<Warning>* warnings)
+{
+    FabricDesign f;
+    const Fabric& spec = dc.fabric;
+    f.kind = spec.kind;
+    f.nicName = spec.nicModel;
+    if (!spec.nicModel.empty() && !catalog.nic(spec.nicModel))
+        warn(warnings, "catalog-missing",
+             "NIC \"" + spec.nicModel + "\" of " + dc.name + " is not in the catalog: using " +
+                 std::to_string(static_cast<int>(fabricNicGbps(dc, catalog))) + " Gb/s");
+    const double nicGbps = fabricNicGbps(dc, catalog);
+    const SwitchSpec* sw = fabricSwitch(spec, nicGbps, catalog);
+    if (!spec.switchModel.empty() && (!sw || sw->name != spec.switchModel))
+        warn(warnings, "catalog-missing",
+             "switch \"" + spec.switchModel + "\" of " + dc.name +
+                 " is not in the catalog: using " +
+                 (sw ? sw->name : std::string("a 64-port switch at the NIC speed")));
+    const int swRadix = sw ? sw->radix : kDefaultRadix;
+    const double portGbps = sw && sw->portGbps > 0.0 ? sw->portGbps : nicGbps;
+    f.switchName = sw ? sw->name : spec.switchModel;
+
+    // Ports split into NIC-speed lanes (an 800G port breaks out to 2 x 400G): the fabric runs
+    // at the NIC speed with an effective radix of k * breakout.
+    f.linkGbps = std::min(nicGbps, portGbps);
+    const auto breakout = static_cast<int>(std::max(1.0, std::floor(portGbps / f.linkGbps)));
+    const auto portsPerNic = static_cast<int>(std::ceil(nicGbps / f.linkGbps - 1e-9));
+    f.radix = swRadix * breakout;
+    f.nicsPerGpu = std::max(1, spec.nicsPerGpu);
+    const std::int64_t portsPerGpu = std::int64_t{f.nicsPerGpu} * portsPerNic;
+    f.gpuGBps = nicGbps * f.nicsPerGpu / 8.0;
+    f.leafOversubscription = std::max(1e-9, spec.leafOversubscription);
+    f.spineOversubscription = std::max(1e-9, spec.spineOversubscription);
+
+    f.gpus = gpusInDatacenter(dc);
+    f.gpusPerDomain = std::max(1, scaleUpDomainGpus(dc));
+    for (const Pod& pod : dc.pods)
+        f.domains += std::int64_t{pod.count} * pod.domainsPerPod;
+    const int maxTiers = std::clamp(spec.tiers, 2, 3);
+    const double lo = f.leafOversubscription;
+    const double so = f.spineOversubscription;
+
+    if (f.kind == FabricKind::RailOnly) {
+        // Wang et al. 2023, section 4: one fabric per rail (rails = GPUs per scale-up domain),
+        // joining the same local rank of every domain; no switch joins two rails.
+        f.planes = f.gpusPerDomain;
+        f.plane = closCounts(f.domains * portsPerGpu, f.radix, maxTiers, lo, so);
+        f.hostLinkReachM = kHostLeafRailM;
+        const std::int64_t perLeaf = std::max<std::int64_t>(1, f.plane.leafDown / portsPerGpu);
+        f.domainsPerLeaf = f.plane.tiers <= 1 ? f.domains : perLeaf;
+        f.domainsPerPod = f.plane.tiers <= 2 ? f.domains : f.plane.leavesPerPod * perLeaf;
+    } else if (f.kind == FabricKind::RailOptimized && f.gpus * portsPerGpu > f.radix) {
+        // Rail-optimized Clos (NVIDIA DGX SuperPOD reference architecture): leaf r of a rail
+        // group joins local rank r of leafDown domains; spines join the rails.
+        const std::int64_t perLeaf =
+            std::max<std::int64_t>(1, downPorts(f.radix, lo) / portsPerGpu);
+        const std::int64_t leavesPerRail = ceilDiv(f.domains, perLeaf);
+        f.plane = closFromLeaves(leavesPerRail * f.gpusPerDomain, f.gpus * portsPerGpu, f.radix,
+                                 maxTiers, lo, so);
+        f.hostLinkReachM = kHostLeafRailM;
+        f.domainsPerLeaf = perLeaf;
+        f.domainsPerPod =
+            f.plane.tiers <= 2
+                ? f.domains
+                : perLeaf * std::max<std::int64_t>(1, f.plane.leavesPerPod / f.gpusPerDomain);
+    } else {
+        // Plain folded Clos: consecutive GPUs fill a leaf (top of rack).
+        f.plane = closCounts(f.gpus * portsPerGpu, f.radix, maxTiers, lo, so);
+        const std::int64_t gpusPerLeaf =
+            f.plane.tiers <= 1 ? f.gpus : std::max<std::int64_t>(1, f.plane.leafDown / portsPerGpu);
+        f.domainsPerLeaf = gpusPerLeaf / f.gpusPerDomain;
+        f.domainsPerPod =
+            f.plane.tiers <= 2 ? f.domains : f.plane.leavesPerPod * gpusPerLeaf / f.gpusPerDomain;
+    }
+    f.domainsPerLeaf = std::min(f.domainsPerLeaf, f.domains);
+    f.domainsPerPod = std::min(std::max(f.domainsPerPod, f.domainsPerLeaf), f.domains);
+
+    f.tiers = f.plane.tiers;
+    f.leaves = f.plane.leaves * f.planes;
+    f.spines = f.plane.spines * f.planes;
+    f.cores = f.plane.cores * f.planes;
+    f.hostLinks = f.plane.hostLinks * f.planes;
+    f.leafSpineLinks = f.plane.leafSpineLinks * f.planes;
+    f.spineCoreLinks = f.plane.spineCoreLinks * f.planes;
+    f.overCapacity = f.plane.overCapacity;
+    if (f.overCapacity)
+        warn(warnings, "fabric-over-capacity",
+             dc.name + ": " + std::to_string(f.plane.hostPorts) + " host ports exceed the " +
+                 std::to_string(f.plane.capacityHosts) + " a " + std::to_string(maxTiers) +
+                 "-tier fabric of radix " + std::to_string(f.radix) + " holds");
+    // Bisection: half the GPUs send across a cut between domains, through every tier above
+    // the leaf (full bisection = N/2 x NIC rate, Leiserson 1985).
+    const double divisor = f.tiers >= 3 ? lo * so : f.tiers == 2 ? lo : 1.0;
+    f.bisectionGBps = static_cast<double>(f.gpus) / 2.0 * f.gpuGBps / divisor;
+    return f;
+}
+
+} // namespace archipelago::core

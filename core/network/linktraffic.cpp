@@ -1,0 +1,87 @@
+#include "network/linktraffic.h"
+
+#include <algorithm>
+#include <map>
+
+namespace archipelago::core {
+
+std::vector<double> levelShares(const GroupPath& path, bool allToAll)
+{
+    std::vector<double> shares;
+    double total = 0.0;
+    double inner = 1.0; // product of participants of the levels inside this one
+    for (const LevelLink& l : path.levels) {
+        const double p = std::max(1, l.participants);
+        // all-to-all: peers first reached at this level = inner * (p - 1);
+        // ring: (p - 1)/p of the 1/inner data left.
+        const double w = allToAll ? inner * (p - 1.0) : (p - 1.0) / p / inner;
+        shares.push_back(w);
+        total += w;
+        inner *= p;
+    }
+    for (double& s : shares)
+        s = total > 0.0 ? s / total : 0.0;
+    return shares;
+}
+
+namespace {
+
+struct Accumulator
+{
+    std::map<int, LinkTraffic> classes; // by LinkClass
+    std::map<Id, LinkTraffic> dci;      // by link id
+
+    void add(const LevelLink& l, double bytesPerGpu, double gpus)
+    {
+        if (bytesPerGpu <= 0.0)
+            return;
+        LinkTraffic& t = l.linkClass == LinkClass::Dci && l.dciLinkId >= 0
+                             ? dci[l.dciLinkId]
+                             : classes[static_cast<int>(l.linkClass)];
+        t.linkClass = l.linkClass;
+        if (l.linkClass == LinkClass::Dci)
+            t.dciLinkId = l.dciLinkId;
+        t.bytesPerIteration += bytesPerGpu * gpus;
+        if (l.bandwidthGBps > 0.0)
+            t.busyS += bytesPerGpu / (l.bandwidthGBps * 1e9);
+    }
+    void addPath(const GroupPath& path, double bytesPerGpu, double gpus, bool allToAll)
+    {
+        const auto shares = levelShares(path, allToAll);
+        for (std::size_t i = 0; i < shares.size(); ++i)
+            add(path.levels[i], bytesPerGpu * shares[i], gpus);
+    }
+};
+
+} // namespace
+
+std::vector<LinkTraffic> linkTraffic(const Scenario& scenario, const PlacementAnalysis& placement,
+                                     const GroupBytes& bytesPerGpu, double iterationTimeS)
+{
+    const Parallelism& par = scenario.parallelism;
+    const auto dp = static_cast<double>(dataParallel(scenario));
+    const double stageGpus = static_cast<double>(par.tp) * par.cp * dp; // GPUs of one stage
+    const double gpus = stageGpus * std::max(1, par.pp);
+    Accumulator acc;
+    acc.addPath(placement.tp, bytesPerGpu.tp, gpus, false);
+    acc.addPath(placement.cp, bytesPerGpu.cp, gpus, false);
+    acc.addPath(placement.ep, bytesPerGpu.ep, gpus, true);
+    acc.addPath(placement.dp, bytesPerGpu.dp, gpus, false);
+    acc.addPath(placement.expertDp, bytesPerGpu.expertDp, gpus, false);
+    const std::size_t n =
+        std::min(placement.stageBoundaries.size(), bytesPerGpu.stageBoundary.size());
+    for (std::size_t i = 0; i < n; ++i)
+        acc.add(placement.stageBoundaries[i], bytesPerGpu.stageBoundary[i], stageGpus);
+    acc.add(placement.wrapBoundary, bytesPerGpu.wrapBoundary, stageGpus);
+
+    std::vector<LinkTraffic> out;
+    for (auto& [cls, t] : acc.classes)
+        out.push_back(t);
+    for (auto& [id, t] : acc.dci)
+        out.push_back(t);
+    for (LinkTraffic& t : out)
+        t.utilisation = iterationTimeS > 0.0 ? std::min(1.0, t.busyS / iterationTimeS) : 0.0;
+    return out;
+}
+
+} // namespace archipelago::core

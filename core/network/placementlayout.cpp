@@ -1,0 +1,375 @@
+#include "network/placementlayout.h"
+
+#include "network/dcimodel.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <limits>
+#include <set>
+
+namespace archipelago::core::detail {
+
+namespace {
+
+// H100 NVLink 4: 900 GB/s bidirectional per GPU; the default when the catalog lacks the GPU.
+constexpr double kDefaultScaleUpGBps = 450.0;
+
+std::size_t dimIndex(ParallelDim d)
+{
+    return static_cast<std::size_t>(d);
+}
+
+// Members of an aligned arithmetic progression (stride s, n members) inside an aligned
+// container of C consecutive ranks.
+std::int64_t membersIn(std::int64_t s, std::int64_t n, std::int64_t c)
+{
+    if (s <= 0 || s >= c)
+        return 1;
+    return std::min(n, c / s);
+}
+
+// Largest m <= raw that is a multiple of `inner` and divides n: keeps the levels' participants
+// multiplying exactly to the group size when sizes do not divide evenly.
+std::int64_t snap(std::int64_t raw, std::int64_t n, std::int64_t inner)
+{
+    for (std::int64_t m = std::max<std::int64_t>(raw / inner, 1) * inner; m >= inner; m -= inner)
+        if (n % m == 0)
+            return m;
+    return inner;
+}
+
+// Fraction of an all-to-all's inter-domain bytes that must change rail: on a rail-only fabric it
+// first crosses the scale-up domain (Wang et al. 2023, section 5: forwarding through NVLink).
+double crossRailFraction(std::int64_t s, std::int64_t perDomain, int g)
+{
+    if (s % g == 0)
+        return 0.0;
+    return perDomain > 1 ? static_cast<double>(perDomain - 1) / static_cast<double>(perDomain)
+                         : 1.0;
+}
+
+LevelLink fabricLevel(const DcLayout& layout, LinkClass cls, std::int64_t participants,
+                      double crossRail)
+{
+    LevelLink l;
+    l.linkClass = cls;
+    l.participants = static_cast<int>(participants);
+    l.bandwidthGBps = layout.fabric.levelGBps(cls);
+    l.latencyS = FabricDesign::levelLatencyS(cls);
+    if (crossRail > 0.0 && layout.fabric.kind == FabricKind::RailOnly) {
+        // Time per byte = 1/B_fabric + f/B_scaleup: the extra hop over the scale-up domain.
+        l.bandwidthGBps = 1.0 / (1.0 / l.bandwidthGBps + crossRail / layout.scaleUpGBps);
+        l.latencyS += kScaleUpStepLatencyS;
+    }
+    return l;
+}
+
+LinkClass topClass(const FabricDesign& f)
+{
+    return f.tiers >= 3 ? LinkClass::Core : f.tiers == 2 ? LinkClass::Spine : LinkClass::Leaf;
+}
+
+std::string linkName(const Context& ctx, Id linkId)
+{
+    const DciLink* link = findLink(ctx.scenario.topology, linkId);
+    if (!link)
+        return "link " + std::to_string(linkId);
+    const Datacenter* a = findDatacenter(ctx.scenario.topology, link->a);
+    const Datacenter* b = findDatacenter(ctx.scenario.topology, link->b);
+    return (a ? a->name : "?") + "<->" + (b ? b->name : "?");
+}
+
+} // namespace
+
+std::string formatNumber(double v)
+{
+    char buf[32];
+    const double a = std::fabs(v);
+    std::snprintf(buf, sizeof buf, a >= 100 ? "%.0f" : a >= 10 ? "%.1f" : "%.3g", v);
+    return buf;
+}
+
+DcLayout& layoutFor(Context& ctx, Id dc)
+{
+    auto it = ctx.layouts.find(dc);
+    if (it != ctx.layouts.end())
+        return it->second;
+    DcLayout layout;
+    layout.dc = findDatacenter(ctx.scenario.topology, dc);
+    layout.fabric = designFabric(*layout.dc, ctx.catalog, &ctx.warnings);
+    const AcceleratorSpec* acc = ctx.catalog.accelerator(layout.dc->accelerator);
+    layout.scaleUpGBps = acc && acc->scaleUpGBpsPerDirection > 0.0 ? acc->scaleUpGBpsPerDirection
+                                                                   : kDefaultScaleUpGBps;
+    if (!acc)
+        ctx.warnings.push_back(
+            {"catalog-missing", "accelerator \"" + layout.dc->accelerator + "\" of " +
+                                    layout.dc->name + " is not in the catalog: scale-up " +
+                                    formatNumber(kDefaultScaleUpGBps) + " GB/s assumed"});
+    return ctx.layouts.emplace(dc, std::move(layout)).first->second;
+}
+
+Sizes denseSizes(const Parallelism& par, const DcLayout& layout)
+{
+    return {par.tp, par.cp, 1, std::max<std::int64_t>(1, layout.dpLocal),
+            std::max<std::int64_t>(1, layout.ppLocal)};
+}
+
+Sizes expertSizes(const Parallelism& par, const DcLayout& layout)
+{
+    const std::int64_t ep = std::max(1, par.ep);
+    return {par.tp, 1, ep, std::max<std::int64_t>(1, layout.dpLocal * par.cp / ep),
+            std::max<std::int64_t>(1, layout.ppLocal)};
+}
+
+std::int64_t stride(const std::vector<ParallelDim>& order, ParallelDim dim, const Sizes& sizes)
+{
+    std::int64_t s = 1;
+    for (ParallelDim d : order) {
+        if (d == dim)
+            return s;
+        s *= std::max<std::int64_t>(1, sizes[dimIndex(d)]);
+    }
+    return s; // a dimension missing from the order is outermost
+}
+
+std::vector<LevelLink> intraLevels(const DcLayout& layout, std::int64_t s, std::int64_t n,
+                                   bool allToAll)
+{
+    std::vector<LevelLink> levels;
+    if (n <= 1)
+        return levels;
+    const FabricDesign& f = layout.fabric;
+    const std::int64_t g = f.gpusPerDomain;
+    const std::int64_t leafSpan = f.domainsPerLeaf > 0 ? f.domainsPerLeaf * g : g;
+    const std::int64_t podSpan = std::max(leafSpan, f.domainsPerPod * g);
+    const std::int64_t m0 = snap(membersIn(s, n, g), n, 1);
+    const std::int64_t m1 = snap(membersIn(s, n, leafSpan), n, m0);
+    const std::int64_t m2 = snap(membersIn(s, n, podSpan), n, m1);
+    if (m0 > 1) {
+        LevelLink l;
+        l.linkClass = LinkClass::ScaleUp;
+        l.participants = static_cast<int>(m0);
+        l.bandwidthGBps = layout.scaleUpGBps;
+        l.latencyS = kScaleUpStepLatencyS;
+        levels.push_back(l);
+    }
+    const double crossRail = allToAll ? crossRailFraction(s, m0, f.gpusPerDomain) : 0.0;
+    if (m1 / m0 > 1)
+        levels.push_back(fabricLevel(layout, LinkClass::Leaf, m1 / m0, crossRail));
+    if (m2 / m1 > 1)
+        levels.push_back(fabricLevel(layout, LinkClass::Spine, m2 / m1, crossRail));
+    if (n / m2 > 1)
+        levels.push_back(fabricLevel(layout, LinkClass::Core, n / m2, crossRail));
+    return levels;
+}
+
+void addRouteLoads(Context& ctx, Id a, Id b, double flows, DciLoads& loads)
+{
+    const auto route = ctx.graph.route(a, b);
+    if (!route)
+        return;
+    for (std::size_t j = 0; j < route->links.size(); ++j) {
+        const DciLink* link = findLink(ctx.scenario.topology, route->links[j]);
+        loads[{link->id, link->a == route->datacenters[j]}] += flows;
+    }
+}
+
+void addRingLoads(Context& ctx, const std::vector<Id>& dcs, double flows, DciLoads& loads)
+{
+    for (std::size_t k = 0; k < dcs.size() && dcs.size() > 1; ++k)
+        addRouteLoads(ctx, dcs[k], dcs[(k + 1) % dcs.size()], flows, loads);
+}
+
+LevelLink dciLevel(Context& ctx, const std::vector<Id>& dcs, double ownFlows, int participants,
+                   const DciLoads* loads, bool oneWay)
+{
+    DciLoads own;
+    if (!loads) {
+        if (oneWay && dcs.size() == 2)
+            addRouteLoads(ctx, dcs[0], dcs[1], ownFlows, own);
+        else
+            addRingLoads(ctx, dcs, ownFlows, own);
+        loads = &own;
+    }
+    LevelLink l;
+    l.linkClass = LinkClass::Dci;
+    l.participants = participants;
+    l.bandwidthGBps = std::numeric_limits<double>::infinity();
+    const std::size_t hops = oneWay ? 1 : dcs.size();
+    for (std::size_t k = 0; k < hops && dcs.size() > 1; ++k) {
+        const Id from = dcs[k];
+        const Id to = dcs[(k + 1) % dcs.size()];
+        const auto route = ctx.graph.route(from, to);
+        if (!route) {
+            ctx.warnings.push_back({"dci-unreachable", "no DCI route joins datacenters " +
+                                                           std::to_string(from) + " and " +
+                                                           std::to_string(to)});
+            l.bandwidthGBps = 0.0;
+            continue;
+        }
+        l.latencyS = std::max(l.latencyS, route->oneWayLatencyS);
+        const double rtt = 2.0 * route->oneWayLatencyS;
+        for (std::size_t j = 0; j < route->links.size(); ++j) {
+            const DciLink* link = findLink(ctx.scenario.topology, route->links[j]);
+            const auto it = loads->find({link->id, link->a == route->datacenters[j]});
+            const double flows = it == loads->end() ? 1.0 : std::max(1.0, it->second);
+            // Capacity shared equally by the concurrent flows (max-min fair share).
+            const double share = dciCapacityGBps(*link) / flows;
+            // Lossy IP: each flow is further bounded by window/RTT and Mathis et al. 1997.
+            const double transport = transportFlowLimitGBps(*link, rtt);
+            if (transport < share)
+                ctx.warnings.push_back(
+                    {"dci-transport-bound",
+                     "lossy IP on " + linkName(ctx, link->id) + " (RTT " + formatNumber(rtt * 1e3) +
+                         " ms, loss " + formatNumber(link->packetLossRate) + ", " +
+                         std::to_string(link->connectionsPerCollective) +
+                         " connections) limits a flow to " + formatNumber(transport) +
+                         " GB/s, below its " + formatNumber(share) + " GB/s share"});
+            const double bw = std::min(share, transport);
+            if (bw < l.bandwidthGBps) {
+                l.bandwidthGBps = bw;
+                l.dciLinkId = link->id;
+                l.concurrentFlows = static_cast<int>(std::lround(flows));
+            }
+        }
+    }
+    // Traffic reaches the DCI through the top tier of each datacenter's fabric.
+    double fabricLatency = 0.0;
+    for (const Id dc : dcs) {
+        const DcLayout& layout = layoutFor(ctx, dc);
+        l.bandwidthGBps =
+            std::min(l.bandwidthGBps, layout.fabric.levelGBps(topClass(layout.fabric)));
+        fabricLatency =
+            std::max(fabricLatency, FabricDesign::levelLatencyS(topClass(layout.fabric)));
+    }
+    l.latencyS += fabricLatency;
+    return l;
+}
+
+LevelLink boundaryLink(Context& ctx, const Scenario& scenario, const PlacementShard& shard, int i,
+                       bool wrap, const DciLoads& loads)
+{
+    const auto& sd = shard.stageDatacenters;
+    const auto pp = static_cast<int>(sd.size());
+    const Id a = sd[static_cast<std::size_t>(i)];
+    const Id b = sd[static_cast<std::size_t>((i + 1) % pp)];
+    if (a != b) {
+        LevelLink l = dciLevel(ctx, {a, b}, 0.0, 2, &loads, true);
+        return l;
+    }
+    const DcLayout& layout = layoutFor(ctx, a);
+    const FabricDesign& f = layout.fabric;
+    const std::int64_t s = stride(scenario.placement.rankOrder, ParallelDim::Pp,
+                                  denseSizes(scenario.parallelism, layout));
+    // Ranks [start, end) hold the sending and the receiving stage (consecutive local stages).
+    const auto local = std::count(sd.begin(), sd.begin() + i, a);
+    const std::int64_t start = wrap ? 0 : local * s;
+    const std::int64_t end = wrap ? std::count(sd.begin(), sd.end(), a) * s : (local + 2) * s;
+    const auto within = [&](std::int64_t span) {
+        return span > 0 && start / span == (end - 1) / span;
+    };
+    const std::int64_t g = f.gpusPerDomain;
+    LevelLink l;
+    l.participants = 2;
+    if (within(g)) {
+        l.linkClass = LinkClass::ScaleUp;
+        l.bandwidthGBps = layout.scaleUpGBps;
+        l.latencyS = kScaleUpStepLatencyS;
+        return l;
+    }
+    const LinkClass cls = f.domainsPerLeaf > 0 && within(f.domainsPerLeaf * g) ? LinkClass::Leaf
+                          : within(f.domainsPerPod * g)                        ? LinkClass::Spine
+                                                                               : LinkClass::Core;
+    const bool crossRail = s % g != 0;
+    return fabricLevel(layout, f.tiers <= 1 ? LinkClass::Leaf : cls, 2, crossRail ? 1.0 : 0.0);
+}
+
+double allReduceProxyS(const GroupPath& path)
+{
+    double data = 1e9;
+    double t = 0.0;
+    for (const LevelLink& l : path.levels) {
+        const double p = std::max(1, l.participants);
+        if (l.bandwidthGBps <= 0.0)
+            return std::numeric_limits<double>::infinity();
+        t += 2.0 * (p - 1.0) / p * data / (l.bandwidthGBps * 1e9) + 2.0 * (p - 1.0) * l.latencyS;
+        data /= p;
+    }
+    return t;
+}
+
+double transferProxyS(const LevelLink& link)
+{
+    if (link.bandwidthGBps <= 0.0)
+        return std::numeric_limits<double>::infinity();
+    return link.latencyS + 1e8 / (link.bandwidthGBps * 1e9);
+}
+
+void warnCrossRail(Context& ctx, const DcLayout& layout, const GroupPath& path,
+                   const std::string& what)
+{
+    if (layout.fabric.kind != FabricKind::RailOnly)
+        return;
+    for (const LevelLink& l : path.levels) {
+        const double plain = layout.fabric.levelGBps(l.linkClass);
+        if (l.linkClass == LinkClass::ScaleUp || l.linkClass == LinkClass::Dci ||
+            l.bandwidthGBps >= plain)
+            continue;
+        ctx.warnings.push_back(
+            {"rail-only-forwarding",
+             what + " on rail-only " + layout.dc->name +
+                 ": cross-rail traffic is forwarded through the scale-up domain first (Wang et "
+                 "al. 2023): " +
+                 formatNumber(l.bandwidthGBps) + " instead of " + formatNumber(plain) +
+                 " GB/s per GPU (+" + formatNumber((plain / l.bandwidthGBps - 1.0) * 100.0) +
+                 "% time)"});
+        return;
+    }
+}
+
+void warnBoundary(Context& ctx, int from, int to, const LevelLink& link)
+{
+    const DciLink* dci = findLink(ctx.scenario.topology, link.dciLinkId);
+    ctx.warnings.push_back(
+        {"pp-crosses-dc", "stage " + std::to_string(from) + "->" + std::to_string(to) +
+                              " crosses " + linkName(ctx, link.dciLinkId) + " (" +
+                              (dci ? formatNumber(dci->distanceKm) : std::string("?")) + " km, " +
+                              formatNumber(link.latencyS * 1e6) + " us per transfer): " +
+                              std::to_string(link.concurrentFlows) + " GPU flows share it, " +
+                              formatNumber(link.bandwidthGBps) + " GB/s per GPU"});
+}
+
+void warnShared(Context& ctx, const GroupPath& path, const std::string& what)
+{
+    if (path.levels.empty() || path.levels.back().linkClass != LinkClass::Dci)
+        return;
+    const LevelLink& l = path.levels.back();
+    const DciLink* dci = findLink(ctx.scenario.topology, l.dciLinkId);
+    if (!dci)
+        return;
+    const int perGroup = std::max(1, path.size() / std::max(1, l.participants));
+    const int groups = std::max(1, l.concurrentFlows / perGroup);
+    const double cap = dciCapacityGBps(*dci);
+    ctx.warnings.push_back(
+        {"dci-shared", what + " of " + std::to_string(groups) + " groups shares " +
+                           linkName(ctx, dci->id) + " (" + formatNumber(cap * 8.0 / 1000.0) +
+                           " Tb/s): " + formatNumber(cap / groups) + " GB/s per group, " +
+                           formatNumber(l.bandwidthGBps) + " GB/s per GPU"});
+}
+
+void warnSplit(Context& ctx, ParallelDim dim, int degree, const LevelLink& link)
+{
+    const bool tp = dim == ParallelDim::Tp;
+    const DciLink* dci = findLink(ctx.scenario.topology, link.dciLinkId);
+    ctx.warnings.push_back({tp ? "tp-crosses-dc" : "cp-crosses-dc",
+                            std::string(tp ? "TP " : "CP ") + std::to_string(degree) +
+                                " is split across " + linkName(ctx, link.dciLinkId) + " (" +
+                                (dci ? formatNumber(dci->distanceKm) : std::string("?")) + " km, " +
+                                formatNumber(link.latencyS * 1e6) + " us per step): every " +
+                                (tp ? "tensor" : "context") + "-parallel collective crosses it, " +
+                                std::to_string(link.concurrentFlows) + " GPU flows share it, " +
+                                formatNumber(link.bandwidthGBps) + " GB/s per GPU"});
+}
+
+} // namespace archipelago::core::detail

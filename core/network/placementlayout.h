@@ -1,0 +1,82 @@
+// Internal helpers of placement.cpp: per-datacenter rank layout, container arithmetic, DCI
+// route loads and the warnings that name them. Not a public contract (namespace detail).
+#pragma once
+
+#include "network/fabric.h"
+#include "network/placement.h"
+#include "model/topologygraph.h"
+
+#include <array>
+#include <cstdint>
+#include <map>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace archipelago::core::detail {
+
+// How one datacenter lays out the ranks it holds.
+struct DcLayout
+{
+    const Datacenter* dc = nullptr;
+    FabricDesign fabric;
+    double scaleUpGBps = 0.0;
+    std::int64_t dpLocal = 0; // most data-parallel replicas of one stage placed here
+    std::int64_t ppLocal = 0; // most pipeline stages of one shard placed here
+};
+
+// Flows (GPU-level, concurrent) per directed DCI link: (link id, a->b?).
+using DciLoads = std::map<std::pair<Id, bool>, double>;
+
+struct Context
+{
+    const Scenario& scenario;
+    const Catalog& catalog;
+    const TopologyGraph& graph;
+    std::map<Id, DcLayout> layouts;
+    std::vector<Warning> warnings;
+};
+
+DcLayout& layoutFor(Context& ctx, Id dc);
+
+// Sizes of the five dimensions, indexed by ParallelDim (tp, cp, ep, dp, pp).
+using Sizes = std::array<std::int64_t, 5>;
+// Dense layer groups: ep does not split ranks (Megatron-core decoder rank generator).
+Sizes denseSizes(const Parallelism& par, const DcLayout& layout);
+// Expert layer groups: cp = 1, dp = dp * cp / ep (Megatron-core expert rank generator).
+Sizes expertSizes(const Parallelism& par, const DcLayout& layout);
+// Rank stride of `dim`: product of the sizes of the dimensions inside it in `order`.
+std::int64_t stride(const std::vector<ParallelDim>& order, ParallelDim dim, const Sizes& sizes);
+
+// Levels of a group of `n` members at rank stride `stride` inside one datacenter.
+std::vector<LevelLink> intraLevels(const DcLayout& layout, std::int64_t stride, std::int64_t n,
+                                   bool allToAll);
+
+// Add `flows` to every directed link on the route a -> b.
+void addRouteLoads(Context& ctx, Id a, Id b, double flows, DciLoads& loads);
+// A ring over `dcs` (in order, closing back to the first): each hop's route carries `flows`.
+void addRingLoads(Context& ctx, const std::vector<Id>& dcs, double flows, DciLoads& loads);
+// The DCI level of a ring over `dcs` (a single hop when `dcs` has two entries and `oneWay`).
+// `loads` null: the ring carries only `ownFlows`.
+LevelLink dciLevel(Context& ctx, const std::vector<Id>& dcs, double ownFlows, int participants,
+                   const DciLoads* loads, bool oneWay = false);
+
+// Stage boundary i -> i+1 (or p-1 -> 0 when `wrap`) of one shard.
+LevelLink boundaryLink(Context& ctx, const Scenario& scenario, const PlacementShard& shard, int i,
+                       bool wrap, const DciLoads& loads);
+
+// Proxies used to pick the slowest of several candidates: a 1 GB hierarchical ring
+// all-reduce (2(n-1)/n S/B + 2(n-1) alpha per level, Thakur et al. 2005) and a 100 MB send.
+double allReduceProxyS(const GroupPath& path);
+double transferProxyS(const LevelLink& link);
+
+void warnCrossRail(Context& ctx, const DcLayout& layout, const GroupPath& path,
+                   const std::string& what);
+void warnBoundary(Context& ctx, int from, int to, const LevelLink& link);
+void warnShared(Context& ctx, const GroupPath& path, const std::string& what);
+// A TP or CP group split across datacenters: names the DCI link and the per-GPU bandwidth.
+void warnSplit(Context& ctx, ParallelDim dim, int degree, const LevelLink& link);
+
+std::string formatNumber(double v);
+
+} // namespace archipelago::core::detail

@@ -1,0 +1,182 @@
+#include "pipeline/pipelineschedules.h"
+
+#include <algorithm>
+
+namespace archipelago::core {
+
+namespace {
+
+class OrderBuilder
+{
+public:
+    OrderBuilder(std::vector<PipelineOp>& ops, int chunk)
+        : ops_(ops)
+        , chunk_(chunk)
+    {}
+    void forward(int microBatch) { ops_.push_back({PipelineOpKind::Forward, chunk_, microBatch}); }
+    void backward(int microBatch)
+    {
+        ops_.push_back({PipelineOpKind::Backward, chunk_, microBatch});
+    }
+    void weightGrad(int microBatch)
+    {
+        ops_.push_back({PipelineOpKind::WeightGrad, chunk_, microBatch});
+    }
+
+private:
+    std::vector<PipelineOp>& ops_;
+    int chunk_;
+};
+
+// GPipe (Huang et al. 2019): all forwards, then all backwards.
+void appendGpipe(OrderBuilder& out, int m)
+{
+    for (int j = 0; j < m; ++j)
+        out.forward(j);
+    for (int j = 0; j < m; ++j)
+        out.backward(j);
+}
+
+// The 1F1B family on one rank (v = 1). `warmup` forwards run before the first backward; then
+// each backward is followed by the next forward (PipeDream-Flush, Narayanan et al. 2021 section
+// 2.2; Megatron-LM forward_backward_pipelining_without_interleaving runs p - r - 1 warm-up
+// forwards then "F, B" pairs, the same order as p - r forwards then "B, F" pairs).
+// With `splitW` (zero bubble, Qi et al. 2023 section 2) each B is followed by the oldest
+// pending W once more than `deferredW` W's are pending, and the deferred W's run at the end.
+// Activations held at most: warmup + deferredW.
+void appendOneFOneBFamily(OrderBuilder& out, int m, int warmup, bool splitW, int deferredW)
+{
+    int nextF = 0;
+    int nextB = 0;
+    int nextW = 0;
+    const auto backward = [&] {
+        out.backward(nextB++);
+        if (splitW && nextB - nextW > deferredW)
+            out.weightGrad(nextW++);
+    };
+    warmup = std::clamp(warmup, 1, m);
+    while (nextF < warmup)
+        out.forward(nextF++);
+    while (nextF < m) {
+        backward();
+        out.forward(nextF++);
+    }
+    while (nextB < m)
+        backward();
+    while (splitW && nextW < m)
+        out.weightGrad(nextW++);
+}
+
+// Interleaved 1F1B (Narayanan et al. 2021 section 2.2; Megatron-LM
+// forward_backward_pipelining_with_interleaving). The k-th forward of a rank is
+// (micro-batch, v_index) = table[k], where the table runs micro-batches in groups of p, each
+// group through all v chunks in turn (get_schedule_table, the last group takes the rest); the
+// k-th backward uses the same table with the chunk order reversed (Megatron requires m to be a
+// multiple of p, checked by simulatePipeline). Warm-up forwards (get_pp_rank_microbatches):
+// (p - r - 1) * 2 + (v - 1) * p, at most m * v; then "F, B" pairs; then the remaining
+// backwards.
+void appendInterleaved(std::vector<PipelineOp>& ops, int p, int v, int m, int rank, int extra)
+{
+    struct Slot
+    {
+        int microBatch;
+        int vIndex;
+    };
+    std::vector<Slot> table;
+    table.reserve(static_cast<std::size_t>(m) * static_cast<std::size_t>(v));
+    for (int group = 0; group < m; group += p)
+        for (int vi = 0; vi < v; ++vi)
+            for (int j = group; j < std::min(group + p, m); ++j)
+                table.push_back({j, vi});
+    const int total = m * v;
+    const int warmup = std::min((p - rank - 1) * 2 + (v - 1) * p + extra * v, total);
+    const auto forward = [&](int k) {
+        const Slot s = table[static_cast<std::size_t>(k)];
+        ops.push_back({PipelineOpKind::Forward, s.vIndex * p + rank, s.microBatch});
+    };
+    const auto backward = [&](int k) {
+        const Slot s = table[static_cast<std::size_t>(k)];
+        ops.push_back({PipelineOpKind::Backward, (v - 1 - s.vIndex) * p + rank, s.microBatch});
+    };
+    for (int k = 0; k < warmup; ++k)
+        forward(k);
+    for (int k = 0; k < total - warmup; ++k) {
+        forward(warmup + k);
+        backward(k);
+    }
+    for (int k = total - warmup; k < total; ++k)
+        backward(k);
+}
+
+} // namespace
+
+bool splitsWeightGrad(ScheduleKind kind)
+{
+    return kind == ScheduleKind::ZeroBubbleH1 || kind == ScheduleKind::ZeroBubbleH2;
+}
+
+int dciExtraMicroBatches(const PipelineSpec& spec, int rank)
+{
+    if (spec.extraInFlightAtDci <= 0)
+        return 0;
+    const auto& dci = spec.sendCrossesDci;
+    // Interleaved: the chunks wrap around (rank p - 1 feeds rank 0), so every rank is upstream
+    // of a DCI boundary for some chunk. Extra forwards on only some ranks can deadlock (rank 0
+    // in warm-up waits for a forward that rank p - 1 runs after a backward that needs rank 0),
+    // so all ranks get them.
+    if (spec.virtualStages > 1)
+        return std::find(dci.begin(), dci.end(), true) != dci.end() ? spec.extraInFlightAtDci : 0;
+    int lastDciRank = -1;
+    for (std::size_t c = 0; c < dci.size(); ++c)
+        if (dci[c])
+            lastDciRank = std::max(lastDciRank, static_cast<int>(c) % spec.stages);
+    return rank <= lastDciRank ? spec.extraInFlightAtDci : 0;
+}
+
+RankOrders buildRankOrders(const PipelineSpec& spec)
+{
+    const int p = spec.stages;
+    const int v = spec.virtualStages;
+    const int m = spec.microBatches;
+    const bool splitW = splitsWeightGrad(spec.schedule);
+    RankOrders orders;
+    orders.ops.reserve(static_cast<std::size_t>(p) * static_cast<std::size_t>(v) *
+                       static_cast<std::size_t>(m) * (splitW ? 3 : 2));
+    orders.begin.reserve(static_cast<std::size_t>(p) + 1);
+    for (int r = 0; r < p; ++r) {
+        orders.begin.push_back(static_cast<int>(orders.ops.size()));
+        const int extra = dciExtraMicroBatches(spec, r);
+        OrderBuilder out(orders.ops, r);
+        switch (spec.schedule) {
+        case ScheduleKind::GPipe:
+            appendGpipe(out, m);
+            break;
+        case ScheduleKind::OneFOneB:
+            appendOneFOneBFamily(out, m, p - r + extra, false, 0);
+            break;
+        case ScheduleKind::Interleaved1F1B:
+            // v = 1 is plain 1F1B: the interleaved warm-up count would only hold more memory.
+            if (v == 1)
+                appendOneFOneBFamily(out, m, p - r + extra, false, 0);
+            else
+                appendInterleaved(orders.ops, p, v, m, r, extra);
+            break;
+        case ScheduleKind::ZeroBubbleH1:
+            // ZB-H1 (Qi et al. 2023 section 2.1): 1F1B's p - r warm-up forwards; rank r defers
+            // r W's so that every rank holds p micro-batches, 1F1B's peak; the deferred W's
+            // fill the tail. Bubble (p - 1)(T_F + T_B - T_W).
+            appendOneFOneBFamily(out, m, p - r + extra, true, r);
+            break;
+        case ScheduleKind::ZeroBubbleH2:
+            // ZB-H2 (Qi et al. 2023 section 2.2): 2(p - r) - 1 warm-up forwards fill the bubble
+            // before the first B; rank r defers 2r W's, so every rank holds 2p - 1 micro-batches
+            // and the ranks form a parallelogram. Bubble (p - 1)(T_F + T_B - 2 T_W) per period.
+            appendOneFOneBFamily(out, m, 2 * (p - r) - 1 + extra, true, 2 * r);
+            break;
+        }
+    }
+    orders.begin.push_back(static_cast<int>(orders.ops.size()));
+    return orders;
+}
+
+} // namespace archipelago::core

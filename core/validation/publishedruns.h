@@ -1,0 +1,88 @@
+// Published training runs (../shared/validation/README.md, format
+// "archipelago-published-runs" version 1): reading, conversion to a Scenario, and the
+// predicted-vs-measured comparison that `archipelago-cli validate` and the validation test
+// share.
+#pragma once
+
+#include "model/catalog.h"
+#include "model/scenario.h"
+#include "io/scenarioio.h"
+
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace archipelago::core {
+
+inline constexpr const char* kPublishedRunsFormat = "archipelago-published-runs";
+inline constexpr int kPublishedRunsVersion = 1;
+
+struct PublishedRun
+{
+    std::string id;
+    std::string source;
+    std::string notes;
+    Workload model;                // shape and global batch (train tokens default)
+    std::optional<int> microBatch; // null: not published
+    int tp = 1, pp = 1, dp = 1, cp = 1, ep = 1;
+    std::optional<int> virtualStages;
+    std::optional<bool> sequenceParallel;
+    Recompute recompute = Recompute::None; // null = none
+    // System.
+    std::string accelerator;
+    double peakDenseTflops = 0.0;
+    double hbmGib = 0.0;
+    int gpus = 0;
+    int gpusPerNode = 8;
+    double scaleUpGBpsPerDirection = 0.0;
+    double scaleOutGbpsPerGpu = 0.0;
+    FabricKind fabricKind = FabricKind::Clos;
+    int fabricTiers = 3;
+    double oversubscription = 1.0;    // leaf-level, when no pod is given
+    int podGpus = 0;                  // 0: one pod
+    double podOversubscription = 1.0; // above the pod
+    double measuredIterationS = 0.0;
+};
+
+struct PublishedRunsLoad
+{
+    std::vector<PublishedRun> runs;
+    std::vector<Diagnostic> errors; // each names the file and the JSON pointer
+    bool ok() const { return errors.empty(); }
+};
+
+PublishedRunsLoad parsePublishedRuns(std::string_view text, const std::string& fileName);
+PublishedRunsLoad loadPublishedRuns(const std::string& path);
+
+// A run as a scenario, with the choices made where the paper published nothing.
+struct RunScenario
+{
+    Scenario scenario;
+    std::vector<std::string> assumptions;
+};
+// `catalog` is the base catalog whose entry of the same accelerator name the run's system
+// figures are merged over (efficiency parameters come from it).
+RunScenario scenarioForRun(const PublishedRun& run, const Catalog& catalog);
+
+struct RunComparison
+{
+    std::string id;
+    double measuredS = 0.0;
+    double predictedS = 0.0;
+    double error = 0.0; // predicted / measured - 1
+    bool ok = true;     // false: the model could not evaluate the run
+    std::vector<std::string> assumptions;
+    std::vector<std::string> warnings;
+};
+
+struct ValidationReport
+{
+    std::vector<RunComparison> runs;
+    double meanAbsError = 0.0;
+    double maxAbsError = 0.0;
+};
+
+ValidationReport validateRuns(const std::vector<PublishedRun>& runs, const Catalog& catalog);
+
+} // namespace archipelago::core
