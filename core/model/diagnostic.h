@@ -8,11 +8,15 @@ namespace archipelago::core {
 
 struct Diagnostic
 {
-    enum class Severity { Error, Warning };
+    enum class Severity
+    {
+        Error,
+        Warning
+    };
     Severity severity = Severity::Error;
     std::string file;
-    std::string pointer;           // JSON pointer, "" for the whole document
-    std::string message;           // what was expected, and what was found
+    std::string pointer; // JSON pointer, "" for the whole document
+    std::string message; // what was expected, and what was found
     // "FILE: /pointer: message" (warnings prefixed "warning: ").
     std::string toString() const;
 

@@ -24,7 +24,17 @@ using Graph = boost::adjacency_list<boost::vecS, boost::vecS, boost::undirectedS
 
 } // namespace
 
+struct TopologyGraph::BoostGraph
+{
+    Graph g;
+};
+
+TopologyGraph::~TopologyGraph() = default;
+TopologyGraph::TopologyGraph(TopologyGraph&&) noexcept = default;
+TopologyGraph& TopologyGraph::operator=(TopologyGraph&&) noexcept = default;
+
 TopologyGraph::TopologyGraph(const Topology& topology)
+    : graph_(std::make_unique<BoostGraph>())
 {
     for (const Datacenter& dc : topology.datacenters) {
         index_.emplace(dc.id, static_cast<int>(ids_.size()));
@@ -36,6 +46,15 @@ TopologyGraph::TopologyGraph(const Topology& topology)
         if (a && b && *a != *b)
             edges_.push_back({*a, *b, &link});
     }
+    graph_->g = Graph(ids_.size());
+    for (std::size_t i = 0; i < edges_.size(); ++i)
+        boost::add_edge(
+            static_cast<std::size_t>(edges_[i].a), static_cast<std::size_t>(edges_[i].b),
+            EdgeProps{static_cast<int>(i), std::max(0.0, edges_[i].link->distanceKm)}, graph_->g);
+    components_.assign(ids_.size(), 0);
+    if (!ids_.empty())
+        componentCount_ =
+            static_cast<int>(boost::connected_components(graph_->g, components_.data()));
 }
 
 std::optional<int> TopologyGraph::vertex(Id id) const
@@ -48,15 +67,7 @@ std::optional<int> TopologyGraph::vertex(Id id) const
 
 int TopologyGraph::componentCount() const
 {
-    if (ids_.empty())
-        return 0;
-    Graph g(ids_.size());
-    for (std::size_t i = 0; i < edges_.size(); ++i)
-        boost::add_edge(static_cast<std::size_t>(edges_[i].a),
-                        static_cast<std::size_t>(edges_[i].b), EdgeProps{static_cast<int>(i), 0.0},
-                        g);
-    std::vector<int> component(ids_.size());
-    return static_cast<int>(boost::connected_components(g, component.data()));
+    return componentCount_;
 }
 
 std::optional<DciRoute> TopologyGraph::route(Id from, Id to) const
@@ -71,11 +82,7 @@ std::optional<DciRoute> TopologyGraph::route(Id from, Id to) const
     if (*s == *t)
         return result;
 
-    Graph g(ids_.size());
-    for (std::size_t i = 0; i < edges_.size(); ++i)
-        boost::add_edge(
-            static_cast<std::size_t>(edges_[i].a), static_cast<std::size_t>(edges_[i].b),
-            EdgeProps{static_cast<int>(i), std::max(0.0, edges_[i].link->distanceKm)}, g);
+    const Graph& g = graph_->g;
     std::vector<Graph::vertex_descriptor> pred(ids_.size());
     std::vector<double> dist(ids_.size());
     std::vector<Graph::edge_descriptor> predEdge(ids_.size());

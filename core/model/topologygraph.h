@@ -1,11 +1,13 @@
 // The graph of datacenters and DCI links (ARCHITECTURE.md section 2): connectivity, the
 // shortest route by fibre distance and the bottleneck capacity between two sites.
-// Built once from a Topology, which must outlive it; answers are by datacenter id.
+// Built once from a Topology, which must outlive it; the Boost graph is built once too, so a
+// route costs one Dijkstra run. Answers are by datacenter id.
 #pragma once
 
 #include "model/scenario.h"
 
 #include <map>
+#include <memory>
 #include <optional>
 #include <vector>
 
@@ -27,10 +29,15 @@ class TopologyGraph
 {
 public:
     explicit TopologyGraph(const Topology& topology);
+    ~TopologyGraph();
+    TopologyGraph(TopologyGraph&&) noexcept;
+    TopologyGraph& operator=(TopologyGraph&&) noexcept;
 
     std::size_t datacenterCount() const { return ids_.size(); }
     // Number of connected components (1 = every datacenter reaches every other).
     int componentCount() const;
+    // Component index of each datacenter, in topology order (0 holds the first datacenter).
+    const std::vector<int>& components() const { return components_; }
     bool isConnected() const { return componentCount() <= 1; }
     bool connected(Id a, Id b) const { return route(a, b).has_value(); }
 
@@ -47,11 +54,15 @@ private:
         int a = 0, b = 0;
         const DciLink* link = nullptr;
     };
+    struct BoostGraph; // boost::adjacency_list, kept out of this header
     std::optional<int> vertex(Id id) const;
 
     std::vector<Id> ids_;     // vertex index -> datacenter id
     std::map<Id, int> index_; // datacenter id -> vertex index
     std::vector<Edge> edges_;
+    std::unique_ptr<BoostGraph> graph_;
+    std::vector<int> components_;
+    int componentCount_ = 0;
 };
 
 } // namespace archipelago::core
