@@ -1,0 +1,305 @@
+#include "io/placementrepair.h"
+
+#include "io/scenarioio.h"
+#include "model/placementpresets.h"
+
+#include <algorithm>
+#include <cstdint>
+#include <limits>
+#include <numeric>
+#include <set>
+#include <utility>
+
+namespace archipelago::core {
+
+namespace {
+
+struct Candidate
+{
+    Placement placement;
+    PlacementFallback fallback = PlacementFallback::Kept;
+    const char* remade = nullptr; // how a preset re-made the shards, for a note on lost splits
+};
+
+std::vector<Diagnostic> errorsOf(const Scenario& scenario, const Catalog& catalog)
+{
+    std::vector<Diagnostic> errors;
+    for (Diagnostic& d : checkScenario(scenario, catalog))
+        if (d.severity == Diagnostic::Severity::Error)
+            errors.push_back(std::move(d));
+    return errors;
+}
+
+bool crossesWithPipeline(const Placement& placement)
+{
+    for (const PlacementShard& shard : placement.shards) {
+        const std::set<Id> dcs(shard.stageDatacenters.begin(), shard.stageDatacenters.end());
+        if (dcs.size() > 1)
+            return true;
+    }
+    return false;
+}
+
+// A split of the old stage count means nothing for the new one: drop it (even split). When the
+// layers do not divide into pp * virtual stages the even split is not allowed, so spell out the
+// uneven one core uses (the first stages take the remainder).
+void fitLayersPerStage(Scenario& s)
+{
+    if (s.placement.layersPerStage.size() !=
+        static_cast<std::size_t>(std::max(0, s.parallelism.pp)))
+        s.placement.layersPerStage.clear();
+    const int chunks = s.parallelism.pp * std::max(1, s.parallelism.virtualStages);
+    if (s.placement.layersPerStage.empty() && chunks > 0 && s.workload.layers % chunks != 0)
+        s.placement.layersPerStage = effectiveLayersPerStage(s);
+}
+
+std::optional<std::int64_t> checkedMul(std::int64_t a, std::int64_t b)
+{
+    std::int64_t r = 0;
+    if (__builtin_mul_overflow(a, b, &r))
+        return std::nullopt;
+    return r;
+}
+
+std::optional<std::int64_t> gpusIn(const Topology& topology, Id id)
+{
+    const Datacenter* dc = findDatacenter(topology, id);
+    if (!dc)
+        return std::nullopt;
+    return gpusInDatacenter(*dc);
+}
+
+// newGpus / oldGpus (reduced), the same for every datacenter the shard occupies; nullopt when
+// they changed by different ratios, or a datacenter is new or gone: then no proportional
+// rescale exists for the shard.
+std::optional<std::pair<std::int64_t, std::int64_t>>
+gpuRatio(const PlacementShard& shard, const Topology& before, const Topology& after)
+{
+    const std::vector<Id>& occupied =
+        shard.split() ? shard.splitDatacenters : shard.stageDatacenters;
+    std::optional<std::pair<std::int64_t, std::int64_t>> ratio;
+    for (Id id : occupied) {
+        const std::optional<std::int64_t> oldGpus = gpusIn(before, id);
+        const std::optional<std::int64_t> newGpus = gpusIn(after, id);
+        if (!oldGpus || !newGpus || *oldGpus <= 0 || *newGpus <= 0)
+            return std::nullopt;
+        const std::int64_t g = std::gcd(*oldGpus, *newGpus);
+        const std::pair<std::int64_t, std::int64_t> r{*newGpus / g, *oldGpus / g};
+        if (ratio && *ratio != r)
+            return std::nullopt;
+        ratio = r;
+    }
+    return ratio;
+}
+
+// replicas * num / den when that is a whole number of replicas (at least one).
+std::optional<int> scaledReplicas(int replicas, std::int64_t num, std::int64_t den)
+{
+    if (replicas < 1 || num < 1 || den < 1)
+        return std::nullopt;
+    const std::int64_t g = std::gcd(num, den);
+    num /= g;
+    den /= g;
+    if (replicas % den != 0)
+        return std::nullopt;
+    const std::optional<std::int64_t> scaled = checkedMul(replicas / den, num);
+    if (!scaled || *scaled > std::numeric_limits<int>::max())
+        return std::nullopt;
+    return static_cast<int>(*scaled);
+}
+
+// Each run of consecutive stages in one datacenter gets its share of the new stage count, so
+// a shard keeps how its pipeline is spread over the datacenters ([0,0,1,1] -> [0,0,0,0,1,1,1,1]).
+std::vector<Id> apportionStages(const std::vector<Id>& stages, int pp)
+{
+    std::vector<Id> runDatacenter;
+    std::vector<std::int64_t> runLength;
+    for (Id id : stages) {
+        if (runDatacenter.empty() || runDatacenter.back() != id) {
+            runDatacenter.push_back(id);
+            runLength.push_back(0);
+        }
+        ++runLength.back();
+    }
+    const std::vector<int> shares = apportion(pp, runLength);
+    std::vector<Id> out;
+    for (std::size_t i = 0; i < shares.size(); ++i)
+        out.insert(out.end(), static_cast<std::size_t>(shares[i]), runDatacenter[i]);
+    return out;
+}
+
+int splitDegree(const PlacementShard& shard, const Parallelism& par)
+{
+    return shard.splitDim == ParallelDim::Cp ? par.cp : par.tp;
+}
+
+bool splitFits(const PlacementShard& shard, const Parallelism& par)
+{
+    const auto k = static_cast<int>(shard.splitDatacenters.size());
+    return k > 0 && splitDegree(shard, par) % k == 0;
+}
+
+// The shards of `base` (the edited scenario, layers fitted), taken as laid out for `before`'s
+// degrees and GPUs, scaled to `base`'s. A split whose datacenters no longer divide the degree
+// is dropped: each of the k datacenters must hold degree / k members of every group.
+std::optional<Placement> rescaled(const Scenario& base, const Scenario& before)
+{
+    const Parallelism& from = before.parallelism;
+    const Parallelism& to = base.parallelism;
+    if (base.placement.shards.empty() || std::min({from.tp, from.cp, from.pp}) < 1 ||
+        std::min({to.tp, to.cp, to.pp}) < 1)
+        return std::nullopt;
+    const std::int64_t fromModel = std::int64_t{from.tp} * from.cp * from.pp;
+    const std::int64_t toModel = std::int64_t{to.tp} * to.cp * to.pp;
+    Placement out = base.placement;
+    for (PlacementShard& shard : out.shards) {
+        if (shard.stageDatacenters.size() != static_cast<std::size_t>(from.pp))
+            return std::nullopt;
+        const auto ratio = gpuRatio(shard, before.topology, base.topology);
+        if (!ratio)
+            return std::nullopt;
+        // The shard's GPUs in each datacenter scale by the GPU ratio; its replicas hold
+        // tp * cp * pp GPUs each (docs/scenario-format.md, "Placement").
+        const auto num = checkedMul(fromModel, ratio->first);
+        const auto den = checkedMul(toModel, ratio->second);
+        if (!num || !den)
+            return std::nullopt;
+        const std::optional<int> replicas = scaledReplicas(shard.dpReplicas, *num, *den);
+        if (!replicas)
+            return std::nullopt;
+        shard.dpReplicas = *replicas;
+        shard.stageDatacenters = apportionStages(shard.stageDatacenters, to.pp);
+        if (shard.split() && !splitFits(shard, to)) {
+            shard.splitDatacenters.clear();
+            shard.splitDim = ParallelDim::Tp;
+        }
+    }
+    return out;
+}
+
+std::vector<Candidate> candidates(const Scenario& edited, const Scenario& before,
+                                  PlacementRepairMode mode)
+{
+    std::vector<Candidate> out{{edited.placement, PlacementFallback::Kept}};
+    if (mode == PlacementRepairMode::KeepPlacement)
+        return out;
+    Scenario base = edited;
+    fitLayersPerStage(base);
+    out.push_back({base.placement, PlacementFallback::Kept});
+    if (std::optional<Placement> scaled = rescaled(base, before))
+        out.push_back({std::move(*scaled), PlacementFallback::Rescaled});
+    static constexpr const char* kPpAcross = "pipeline stages across datacenters";
+    static constexpr const char* kDpAcross = "data parallelism across datacenters";
+    const Candidate pp{ppAcrossDatacenters(base), PlacementFallback::SameShape, kPpAcross};
+    const Candidate dp{dpAcrossDatacenters(base), PlacementFallback::SameShape, kDpAcross};
+    const bool ppFirst = crossesWithPipeline(before.placement);
+    out.push_back(ppFirst ? pp : dp);
+    out.push_back(ppFirst ? dp : pp);
+    out.back().fallback = PlacementFallback::OtherShape;
+    Placement implicit = base.placement;
+    implicit.shards.clear();
+    out.push_back({std::move(implicit), PlacementFallback::Implicit, "no shards"});
+
+    std::vector<Candidate> distinct;
+    for (Candidate& c : out)
+        if (std::none_of(distinct.begin(), distinct.end(),
+                         [&](const Candidate& d) { return d.placement == c.placement; }))
+            distinct.push_back(std::move(c));
+    return distinct;
+}
+
+std::string datacenterNames(const Topology& topology, const std::vector<Id>& ids)
+{
+    std::string names;
+    for (Id id : ids) {
+        const Datacenter* dc = findDatacenter(topology, id);
+        names += (names.empty() ? "" : ", ") + (dc ? dc->name : "#" + std::to_string(id));
+    }
+    return names;
+}
+
+// A TP/CP split of `before` that the repaired placement no longer has, with the reason.
+void noteDroppedSplits(const Scenario& before, const Scenario& after, const Candidate& chosen,
+                       std::vector<std::string>& notes)
+{
+    std::set<std::pair<ParallelDim, std::set<Id>>> reported;
+    for (const PlacementShard& old : before.placement.shards) {
+        if (!old.split())
+            continue;
+        const std::set<Id> dcs(old.splitDatacenters.begin(), old.splitDatacenters.end());
+        const bool kept = std::any_of(after.placement.shards.begin(), after.placement.shards.end(),
+                                      [&](const PlacementShard& s) {
+                                          return s.split() && s.splitDim == old.splitDim &&
+                                                 std::set<Id>(s.splitDatacenters.begin(),
+                                                              s.splitDatacenters.end()) == dcs;
+                                      });
+        if (kept || !reported.insert({old.splitDim, dcs}).second)
+            continue;
+        const char* dim = old.splitDim == ParallelDim::Cp ? "CP" : "TP";
+        std::string why;
+        if (!splitFits(old, after.parallelism))
+            why = std::string(old.splitDim == ParallelDim::Cp ? "cp" : "tp") + " = " +
+                  std::to_string(splitDegree(old, after.parallelism)) +
+                  " is not divisible by its " + std::to_string(dcs.size()) + " datacenters";
+        else if (chosen.remade)
+            why = std::string("the placement was re-made with ") + chosen.remade;
+        else
+            why = "the new placement does not split it";
+        notes.push_back(std::string(dim) + " split across " +
+                        datacenterNames(before.topology, old.splitDatacenters) +
+                        " dropped: " + why);
+    }
+}
+
+PlacementRepair repaired(Scenario scenario, const Candidate& chosen, const Scenario& edited,
+                         const Scenario& before, PlacementRepairMode mode)
+{
+    PlacementRepair out;
+    out.fallback = chosen.fallback;
+    out.globalBatchFitted = scenario.workload.globalBatch != edited.workload.globalBatch;
+    if (out.globalBatchFitted)
+        out.notes.push_back("global batch " + std::to_string(edited.workload.globalBatch) + " -> " +
+                            std::to_string(scenario.workload.globalBatch) +
+                            " sequences to divide micro-batch " +
+                            std::to_string(scenario.parallelism.microBatch) + " x DP " +
+                            std::to_string(dataParallel(scenario)));
+    if (mode == PlacementRepairMode::Repair)
+        noteDroppedSplits(before, scenario, chosen, out.notes);
+    out.scenario = std::move(scenario);
+    return out;
+}
+
+} // namespace
+
+PlacementRepair repairPlacement(const Scenario& edited, const Scenario& before,
+                                const Catalog& catalog, PlacementRepairMode mode)
+{
+    std::vector<Diagnostic> editedErrors = errorsOf(edited, catalog);
+    if (editedErrors.empty())
+        return repaired(edited, {edited.placement, PlacementFallback::Kept}, edited, before, mode);
+
+    const std::vector<Candidate> tried = candidates(edited, before, mode);
+    for (const Candidate& c : tried) {
+        if (c.placement == edited.placement)
+            continue; // checked above
+        Scenario s = edited;
+        s.placement = c.placement;
+        if (errorsOf(s, catalog).empty())
+            return repaired(std::move(s), c, edited, before, mode);
+    }
+    // The edit changed the GPUs or the degrees, not the batch: let the batch follow DP.
+    if (edited.workload.globalBatch == before.workload.globalBatch)
+        for (const Candidate& c : tried) {
+            Scenario s = edited;
+            s.placement = c.placement;
+            Scenario fitted = withFittedGlobalBatch(s);
+            if (fitted.workload.globalBatch != s.workload.globalBatch &&
+                errorsOf(fitted, catalog).empty())
+                return repaired(std::move(fitted), c, edited, before, mode);
+        }
+    PlacementRepair refused;
+    refused.errors = std::move(editedErrors);
+    return refused;
+}
+
+} // namespace archipelago::core
