@@ -35,15 +35,9 @@ template <typename Lookup>
 void checkCatalogName(DiagnosticSink& sink, const std::string& pointer, const std::string& name,
                       const char* kind, bool optional, Lookup&& lookup)
 {
-    if (name.empty()) {
-        if (!optional)
-            sink.error(pointer,
-                       std::string("expected the name of a catalog ") + kind + ", got \"\"");
-        return;
-    }
-    if (!lookup(name))
-        sink.error(pointer, std::string("unknown ") + kind + " \"" + name +
-                                "\" (not in the built-in catalog nor the scenario's catalog)");
+    const bool known = !name.empty() && lookup(name);
+    if (auto problem = catalogNameProblem(name, kind, optional, known))
+        sink.error(pointer, std::move(*problem));
 }
 
 void checkFabric(DiagnosticSink& sink, const std::string& ptr, const Fabric& f,
@@ -89,8 +83,9 @@ void checkGpuTotal(DiagnosticSink& sink, const Topology& t)
 
 void checkDatacenters(DiagnosticSink& sink, const Topology& t, const Catalog& catalog)
 {
-    if (t.datacenters.empty())
-        sink.error("/topology/datacenters", "expected at least one datacenter, got none");
+    ShapeFindings present;
+    checkDatacentersPresent(t, present);
+    addFindings(sink, present);
     std::unordered_set<Id> regionIds;
     for (const Region& r : t.regions)
         regionIds.insert(r.id);
@@ -103,8 +98,9 @@ void checkDatacenters(DiagnosticSink& sink, const Topology& t, const Catalog& ca
         // Without regions the field is unused; with them it must name one.
         if (!t.regions.empty() && !regionIds.contains(dc.regionId))
             sink.error(ptr + "/region", "no region with id " + std::to_string(dc.regionId));
-        checkCatalogName(sink, ptr + "/accelerator", dc.accelerator, "accelerator", false,
-                         [&](const std::string& n) { return catalog.accelerator(n); });
+        ShapeFindings accelerator;
+        checkAccelerator(dc, d, catalog, accelerator);
+        addFindings(sink, accelerator);
         checkNumber(sink, ptr + "/position/0", dc.x, kAnyNumber);
         checkNumber(sink, ptr + "/position/1", dc.y, kAnyNumber);
         checkFabric(sink, ptr + "/fabric", dc.fabric, catalog);
@@ -188,55 +184,13 @@ void checkLinks(DiagnosticSink& sink, const Topology& t, const Catalog& catalog)
 
 void checkWorkload(DiagnosticSink& sink, const Workload& w)
 {
-    const std::string ptr = "/workload";
-    checkInt(sink, ptr + "/layers", w.layers, kLayers);
-    checkInt(sink, ptr + "/hidden", w.hidden, kPositive);
-    checkInt(sink, ptr + "/heads", w.heads, kPositive);
-    checkInt(sink, ptr + "/kv_heads", w.kvHeads, kPositive);
-    checkInt(sink, ptr + "/ffn_hidden", w.ffnHidden, kPositive);
-    checkInt(sink, ptr + "/vocab", w.vocab, kPositive);
-    checkInt(sink, ptr + "/seq_len", w.seqLen, kPositive);
-    checkInt(sink, ptr + "/global_batch", w.globalBatch, kGlobalBatch);
-    checkNumber(sink, ptr + "/train_tokens", w.trainTokens, kPositiveNumber);
-    const MoeConfig& moe = w.moe;
-    checkInt(sink, ptr + "/moe/experts", moe.experts, kNonNegative);
-    if (moe.enabled()) {
-        checkInt(
-            sink, ptr + "/moe/top_k", moe.topK,
-            {1, moe.experts, "an integer in 1..experts (" + std::to_string(moe.experts) + ")"});
-        checkInt(sink, ptr + "/moe/expert_ffn_hidden", moe.expertFfnHidden, kPositive);
-        checkInt(sink, ptr + "/moe/shared_experts", moe.sharedExperts, kNonNegative);
-        checkInt(sink, ptr + "/moe/first_dense_layers", moe.firstDenseLayers, kNonNegative);
-    }
-}
-
-void checkParallelismFields(DiagnosticSink& sink, const Scenario& s)
-{
-    const Parallelism& p = s.parallelism;
-    checkInt(sink, "/parallelism/tp", p.tp, kPositive);
-    checkInt(sink, "/parallelism/cp", p.cp, kPositive);
-    checkInt(sink, "/parallelism/pp", p.pp, kPositive);
-    checkInt(sink, "/parallelism/ep", p.ep, kPositive);
-    checkInt(sink, "/parallelism/virtual_stages", p.virtualStages, kPositive);
-    checkInt(sink, "/parallelism/micro_batch", p.microBatch, kPositive);
-    checkInt(sink, "/parallelism/zero_stage", p.zeroStage, kZeroStage);
-    checkInt(sink, "/schedule/extra_in_flight_at_dci", s.schedule.extraInFlightAtDci,
-             kExtraInFlight);
-
-    const Placement& pl = s.placement;
-    std::unordered_set<ParallelDim> dims(pl.rankOrder.begin(), pl.rankOrder.end());
-    if (pl.rankOrder.size() != 5 || dims.size() != 5)
-        sink.error("/placement/rank_order", "expected each of tp, cp, ep, dp, pp exactly once, "
-                                            "got " +
-                                                std::to_string(pl.rankOrder.size()) +
-                                                " entries with " + std::to_string(dims.size()) +
-                                                " distinct");
-    for (std::size_t i = 0; i < pl.shards.size(); ++i)
-        checkInt(sink, "/placement/shards/" + std::to_string(i) + "/dp_replicas",
-                 pl.shards[i].dpReplicas, kPositive);
-    for (std::size_t i = 0; i < pl.layersPerStage.size(); ++i)
-        checkInt(sink, "/placement/layers_per_stage/" + std::to_string(i), pl.layersPerStage[i],
-                 kPositive);
+    ShapeFindings dimensions;
+    checkWorkloadDimensions(w, ShapeRules::Scenario, dimensions);
+    addFindings(sink, dimensions);
+    checkNumber(sink, "/workload/train_tokens", w.trainTokens, kPositiveNumber);
+    ShapeFindings moe;
+    checkMoeFields(w, moe);
+    addFindings(sink, moe);
 }
 
 } // namespace
@@ -245,13 +199,7 @@ void checkNumber(DiagnosticSink& sink, const std::string& pointer, double value,
                  const limits::NumberLimit& limit)
 {
     if (!limit.contains(value))
-        sink.error(pointer,
-                   "expected " + std::string(limit.expected) + ", got " + formatNumber(value));
-}
-
-std::string describeDatacenter(const Datacenter& dc)
-{
-    return "\"" + dc.name + "\" (id " + std::to_string(dc.id) + ")";
+        sink.error(pointer, expectedGot(limit.expected, formatNumber(value)));
 }
 
 void checkScenarioFields(const Scenario& scenario, const Catalog& catalog, DiagnosticSink& sink)
@@ -265,7 +213,9 @@ void checkScenarioFields(const Scenario& scenario, const Catalog& catalog, Diagn
     checkDatacenters(sink, scenario.topology, catalog);
     checkLinks(sink, scenario.topology, catalog);
     checkWorkload(sink, scenario.workload);
-    checkParallelismFields(sink, scenario);
+    ShapeFindings parallelism;
+    checkParallelismFields(scenario, ShapeRules::Scenario, parallelism);
+    addFindings(sink, parallelism);
 }
 
 std::vector<Diagnostic> checkScenario(const Scenario& scenario, const Catalog& catalog,

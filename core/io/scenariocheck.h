@@ -2,13 +2,15 @@
 // Phase 1 checks each value on its own (ranges, unique ids, references, catalog names, GPU
 // total); phase 2 checks how values fit together (degrees, divisibility, placement,
 // connectivity) and runs only when phase 1 is clean, because it divides by the degrees and
-// indexes by the ids that phase 1 vouches for.
+// indexes by the ids that phase 1 vouches for. The shape rules themselves, shared with
+// evaluate(), are the model's (model/shapecheck.h).
 #pragma once
 
 #include "io/diagnosticsink.h"
 #include "model/catalog.h"
 #include "model/scenario.h"
 #include "model/scenariolimits.h"
+#include "model/shapecheck.h"
 
 #include <string>
 
@@ -21,14 +23,17 @@ inline void checkInt(DiagnosticSink& sink, const std::string& pointer, long long
                      const limits::IntLimit& limit)
 {
     if (!limit.contains(value))
-        sink.error(pointer,
-                   "expected " + std::string(limit.expected) + ", got " + std::to_string(value));
+        sink.error(pointer, expectedGot(limit.expected, std::to_string(value)));
 }
 
 void checkNumber(DiagnosticSink& sink, const std::string& pointer, double value,
                  const limits::NumberLimit& limit);
 
-// Datacenter name for messages: "dc-west" (id 3).
-std::string describeDatacenter(const Datacenter& dc);
+// Adds the findings of the model's shape rules (model/shapecheck.h) to the file's diagnostics.
+inline void addFindings(DiagnosticSink& sink, const ShapeFindings& findings)
+{
+    for (const ShapeFinding& f : findings.all())
+        sink.add(f.diagnostic);
+}
 
 } // namespace archipelago::core

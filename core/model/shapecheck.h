@@ -1,0 +1,92 @@
+// The scenario's shape rules, written once: which values are in range, and how degrees,
+// layers, heads, batch and placement fit together. Two callers run them:
+//  - checkScenario (io/scenarioio.h), through its phase-1 and phase-2 checkers, with
+//    ShapeRules::Scenario: everything a scenario file must satisfy;
+//  - evaluate() (evaluation/costmodel.h) with ShapeRules::CostModel: only what the cost model
+//    needs for its numbers to mean anything, so that scenarios built in code (validation runs,
+//    GUI edits, the explorer) that are not yet a valid file still evaluate.
+// Divisibility rules are Megatron-LM's (megatron/core/transformer/transformer_config.py,
+// megatron/training/arguments.py, megatron/core/parallel_state.py), because the cost model
+// describes Megatron-style training.
+#pragma once
+
+#include "model/catalog.h"
+#include "model/diagnostic.h"
+#include "model/scenario.h"
+#include "model/scenariolimits.h"
+
+#include <cstddef>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace archipelago::core {
+
+enum class ShapeRules
+{
+    Scenario,  // checkScenario: Megatron-LM's rules, the file bounds, every GPU placed
+    CostModel, // evaluate(): the subset without which the cost model computes nonsense
+};
+
+// What kind of rule a finding breaks; evaluate() turns it into its Warning code.
+enum class ShapeCategory
+{
+    Invalid,            // "invalid"
+    UnknownAccelerator, // "unknown-accelerator"
+    DegreesDoNotDivide, // "degrees-do-not-divide"
+};
+
+const char* warningCode(ShapeCategory category);
+
+struct ShapeFinding
+{
+    ShapeCategory category = ShapeCategory::Invalid;
+    Diagnostic diagnostic; // severity, JSON pointer and message; the file is the caller's
+};
+
+// The findings of the rules, in the order they were found.
+class ShapeFindings
+{
+public:
+    void error(ShapeCategory category, std::string pointer, std::string message);
+    void warning(std::string pointer, std::string message);
+
+    bool hasErrors() const { return firstError_ < all_.size(); }
+    const ShapeFinding* firstError() const;
+    const std::vector<ShapeFinding>& all() const { return all_; }
+
+private:
+    std::vector<ShapeFinding> all_;
+    std::size_t firstError_ = static_cast<std::size_t>(-1);
+};
+
+// Datacenter name for messages: "dc-west" (id 3).
+std::string describeDatacenter(const Datacenter& dc);
+// The wording of every range rule: "expected a positive integer, got 0".
+std::string expectedGot(std::string_view expected, std::string_view got);
+// A name that must be in the catalog (`optional` names may be "" for the default): the problem,
+// or nullopt when `known`.
+std::optional<std::string> catalogNameProblem(const std::string& name, const char* kind,
+                                              bool optional, bool known);
+
+// ---- Field rules: each value on its own (checkScenario's phase 1).
+void checkDatacentersPresent(const Topology& topology, ShapeFindings& out);
+void checkAccelerator(const Datacenter& dc, std::size_t index, const Catalog& catalog,
+                      ShapeFindings& out);
+// Layers, hidden, heads, kv_heads, ffn_hidden, vocab, seq_len, global_batch.
+void checkWorkloadDimensions(const Workload& workload, ShapeRules rules, ShapeFindings& out);
+// The mixture-of-experts fields (ShapeRules::Scenario only).
+void checkMoeFields(const Workload& workload, ShapeFindings& out);
+// Degrees, micro-batch, ZeRO stage, rank order, shard replicas and layers per stage.
+void checkParallelismFields(const Scenario& scenario, ShapeRules rules, ShapeFindings& out);
+
+// ---- Consistency rules: how values fit together (checkScenario's phase 2). Run only on a
+// scenario whose field rules passed (with the same ShapeRules): they divide by the degrees,
+// and with ShapeRules::Scenario index by the ids that phase 1 vouches for.
+void checkShapeConsistency(const Scenario& scenario, ShapeRules rules, ShapeFindings& out);
+
+// Every ShapeRules::CostModel rule, the field rules first: what evaluate() enforces.
+ShapeFindings checkCostModelShape(const Scenario& scenario, const Catalog& catalog);
+
+} // namespace archipelago::core
