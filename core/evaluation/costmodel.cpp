@@ -21,6 +21,7 @@
 #include "pipeline/pipelinesimulator.h"
 #include "network/placement.h"
 #include "io/scenarioio.h"
+#include "model/shapecheck.h"
 #include "evaluation/stagecost.h"
 
 #include <algorithm>
@@ -59,73 +60,18 @@ void fail(Evaluation& ev, std::string code, std::string message)
     ev.warnings.push_back({std::move(code), std::move(message)});
 }
 
-// Degrees and shapes that must divide for the model to mean anything.
+// Degrees and shapes that must divide for the model to mean anything: the cost-model subset of
+// the scenario's shape rules (model/shapecheck.h), which checkScenario runs too, so that both
+// say the same thing about a scenario. The first error fails the evaluation.
 bool checkScenarioShape(const Scenario& s, const Catalog& catalog, Evaluation& ev)
 {
-    const Workload& w = s.workload;
-    const Parallelism& par = s.parallelism;
-    if (s.topology.datacenters.empty()) {
-        fail(ev, "invalid", "the topology has no datacenter");
-        return false;
-    }
-    for (const Datacenter& dc : s.topology.datacenters)
-        if (!catalog.accelerator(dc.accelerator)) {
-            fail(ev, "unknown-accelerator",
-                 "datacenter " + dc.name + ": unknown accelerator '" + dc.accelerator + "'");
-            return false;
-        }
-    if (w.layers < 1 || w.hidden < 1 || w.heads < 1 || w.kvHeads < 1 || w.seqLen < 1 ||
-        w.vocab < 1 || w.globalBatch < 1 || w.ffnHidden < 1) {
-        fail(ev, "invalid", "workload dimensions must be at least 1");
-        return false;
-    }
-    if (par.tp < 1 || par.cp < 1 || par.pp < 1 || par.ep < 1 || par.virtualStages < 1 ||
-        par.microBatch < 1) {
-        fail(ev, "invalid", "parallel degrees and the micro-batch must be at least 1");
-        return false;
-    }
-    const std::int64_t dp = dataParallel(s);
-    if (dp < 1) {
-        fail(ev, "degrees-do-not-divide",
-             fmt("tp %.0f x cp %.0f x pp %.0f does not divide the GPUs of the placement", par.tp,
-                 par.cp, par.pp));
-        return false;
-    }
-    if (w.heads % par.tp != 0 || w.kvHeads % std::min(par.tp, w.kvHeads) != 0) {
-        fail(ev, "degrees-do-not-divide",
-             fmt("tp %.0f does not divide %.0f attention heads", par.tp, w.heads));
-        return false;
-    }
-    if (w.globalBatch % (std::int64_t{par.microBatch} * dp) != 0) {
-        fail(ev, "degrees-do-not-divide",
-             fmt("global batch %.0f is not a multiple of micro-batch %.0f x dp %.0f", w.globalBatch,
-                 par.microBatch, static_cast<double>(dp)));
-        return false;
-    }
-    if ((dp * par.cp) % par.ep != 0 || (w.moe.enabled() && w.moe.experts % par.ep != 0)) {
-        fail(ev, "degrees-do-not-divide",
-             fmt("ep %.0f must divide dp x cp = %.0f and the expert count", par.ep,
-                 static_cast<double>(dp * par.cp)));
-        return false;
-    }
-    const std::vector<int> split = effectiveLayersPerStage(s);
-    int sum = 0;
-    for (int l : split)
-        sum += l;
-    if (static_cast<int>(split.size()) != par.pp || sum != w.layers) {
-        fail(
-            ev, "invalid",
-            fmt("layers per stage must list %.0f stages summing to %.0f layers", par.pp, w.layers));
-        return false;
-    }
-    for (int l : split)
-        if (l < par.virtualStages) {
-            fail(ev, "degrees-do-not-divide",
-                 fmt("a stage of %.0f layers cannot hold %.0f virtual stages", l,
-                     par.virtualStages));
-            return false;
-        }
-    return true;
+    const ShapeFindings findings = checkCostModelShape(s, catalog);
+    const ShapeFinding* error = findings.firstError();
+    if (!error)
+        return true;
+    // "/pointer: message": a range rule's message alone does not say which field it is about.
+    fail(ev, warningCode(error->category), error->diagnostic.toString());
+    return false;
 }
 
 // The accelerator of each pipeline rank: the slowest among the datacenters that hold it.
