@@ -1,6 +1,7 @@
 // Activation memory against Korthikanti et al. 2022, Table 2 (bytes per layer per micro-batch),
 // state bytes per parameter per ZeRO stage / distributed optimizer, and in-flight micro-batches.
 #include "compute/memorymodel.h"
+#include "model/scheduletraits.h"
 
 #include <QtTest>
 

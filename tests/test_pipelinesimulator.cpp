@@ -3,6 +3,8 @@
 // (monotonicity, cross-DC-aware warm-up, no deadlock) and the timeline.
 #include "pipeline/pipelinesimulator.h"
 
+#include "model/scheduletraits.h"
+
 #include <QTest>
 
 #include <algorithm>
@@ -118,6 +120,9 @@ private slots:
     void timelineCounts();
     void invalidSpecs_data();
     void invalidSpecs();
+    void traitsInFlightMatchSimulatedPeak_data();
+    void traitsInFlightMatchSimulatedPeak();
+    void traitsTableNamesEverySchedule();
 };
 
 // ------------------------------------------------------------------ closed forms
@@ -691,6 +696,68 @@ void TestPipelineSimulator::invalidSpecs()
     QVERIFY(!r.error.empty());
     QVERIFY(std::isnan(r.makespanS));
     QVERIFY(r.timeline.empty());
+}
+
+// The memory model's in-flight count (model/scheduletraits.h) is the one formula; the simulator
+// measures the peak from the op order it runs. They agree on every rank for the schedules that
+// do not split the backward. For ZB-H1/H2 the simulator holds a micro-batch until its deferred
+// W ends, so rank r counts r (2r for H2) more; the formula counts full activations only until
+// B, which is right on rank 0 (the worst stage of a uniform pipeline) and low on later ranks by
+// what W keeps (the linear layers' inputs, Qi et al. 2023 section 3, M_W). Pinned here so a
+// change to either side is seen.
+void TestPipelineSimulator::traitsInFlightMatchSimulatedPeak_data()
+{
+    QTest::addColumn<int>("kind");
+    QTest::addColumn<int>("p");
+    QTest::addColumn<int>("v");
+    QTest::addColumn<int>("m");
+    for (const ScheduleTraits& t : allScheduleTraits())
+        for (int p : {2, 4, 8})
+            for (int m : {4, 8, 16, 32})
+                for (int v : t.interleaved ? std::vector<int>{2, 3} : std::vector<int>{1}) {
+                    if (t.interleaved && m % p != 0)
+                        continue;
+                    const std::string name = std::string(t.key) + " p" + std::to_string(p) + " v" +
+                                             std::to_string(v) + " m" + std::to_string(m);
+                    QTest::newRow(name.c_str()) << static_cast<int>(t.kind) << p << v << m;
+                }
+}
+
+void TestPipelineSimulator::traitsInFlightMatchSimulatedPeak()
+{
+    QFETCH(int, kind);
+    QFETCH(int, p);
+    QFETCH(int, v);
+    QFETCH(int, m);
+    PipelineSpec spec;
+    spec.schedule = static_cast<ScheduleKind>(kind);
+    spec.stages = p;
+    spec.virtualStages = v;
+    spec.microBatches = m;
+    spec.forwardS.assign(static_cast<std::size_t>(p * v), 1.0);
+    spec.backwardS.assign(static_cast<std::size_t>(p * v), 2.0);
+    spec.recordTimeline = false;
+    const PipelineResult r = simulatePipeline(spec);
+    QVERIFY2(r.ok, r.error.c_str());
+    const ScheduleTraits& traits = scheduleTraits(spec.schedule);
+    for (int rank = 0; rank < p; ++rank) {
+        const int formula =
+            static_cast<int>(std::ceil(inFlightMicroBatches(spec.schedule, p, v, m, rank) - 1e-9));
+        const int deferredW = spec.schedule == ScheduleKind::ZeroBubbleH2 ? 2 * rank : rank;
+        const int expected = traits.splitsWeightGrad ? std::min(m, formula + deferredW) : formula;
+        QCOMPARE(r.peakInFlight[static_cast<std::size_t>(rank)], expected);
+    }
+}
+
+void TestPipelineSimulator::traitsTableNamesEverySchedule()
+{
+    int count = 0;
+    for (const ScheduleTraits& t : allScheduleTraits()) {
+        QCOMPARE(static_cast<int>(t.kind), count++);
+        QCOMPARE(scheduleKindFromString(std::string(t.key)), std::optional<ScheduleKind>(t.kind));
+        QVERIFY(!t.displayName.empty() && !t.source.empty());
+    }
+    QCOMPARE(count, static_cast<int>(ScheduleKind::ZeroBubbleH2) + 1);
 }
 
 QTEST_APPLESS_MAIN(TestPipelineSimulator)

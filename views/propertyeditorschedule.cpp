@@ -1,6 +1,9 @@
 #include "propertyeditorschedule.h"
 
 #include "format.h"
+#include "scenariotext.h"
+
+#include "model/scheduletraits.h"
 
 #include <QFormLayout>
 #include <QLabel>
@@ -12,14 +15,12 @@ namespace archipelago::views {
 ScheduleEditor::ScheduleEditor(EditSink* sink, QWidget* parent)
     : PropertyEditorPage(sink, tr("Pipeline schedule"), parent)
 {
-    using K = core::ScheduleKind;
     QFormLayout* form = addSection(tr("Schedule"));
     m_kind = new ChoiceField;
-    m_kind->setChoices({{tr("GPipe"), core::toString(K::GPipe)},
-                        {tr("1F1B"), core::toString(K::OneFOneB)},
-                        {tr("Interleaved 1F1B"), core::toString(K::Interleaved1F1B)},
-                        {tr("Zero bubble ZB-H1"), core::toString(K::ZeroBubbleH1)},
-                        {tr("Zero bubble ZB-H2"), core::toString(K::ZeroBubbleH2)}});
+    std::vector<std::pair<QString, QString>> choices;
+    for (const core::ScheduleTraits& t : core::allScheduleTraits())
+        choices.emplace_back(scheduleName(t.kind), core::toString(t.kind));
+    m_kind->setChoices(choices);
     FieldRow* kindRow = addField(form, tr("Schedule"), m_kind,
                                  tr("Order of forward and backward passes on each stage. "
                                     "Interleaved 1F1B needs virtual stages > 1."));
@@ -63,11 +64,9 @@ void ScheduleEditor::loadValues()
     m_kind->load(QString::fromLatin1(core::toString(s.schedule.kind)));
     m_extraInFlight->load(s.schedule.extraInFlightAtDci);
     const std::int64_t m = core::dataParallel(s) > 0 ? core::microBatchesPerIteration(s) : 0;
-    const int v = s.schedule.kind == core::ScheduleKind::Interleaved1F1B
-                      ? std::max(1, s.parallelism.virtualStages)
-                      : 1;
-    const bool zeroBubble = s.schedule.kind == core::ScheduleKind::ZeroBubbleH1 ||
-                            s.schedule.kind == core::ScheduleKind::ZeroBubbleH2;
+    const core::ScheduleTraits& traits = core::scheduleTraits(s.schedule.kind);
+    const int v = traits.interleaved ? std::max(1, s.parallelism.virtualStages) : 1;
+    const bool zeroBubble = traits.splitsWeightGrad;
     if (zeroBubble)
         m_bubble->setText(tr("below 1F1B's; see the pipeline timeline"));
     else if (m > 0)

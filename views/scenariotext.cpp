@@ -2,6 +2,8 @@
 
 #include "format.h"
 
+#include "model/scheduletraits.h"
+
 #include <QStringList>
 
 #include <cmath>
@@ -87,19 +89,8 @@ QString parallelismSummary(const core::Scenario& scenario)
 
 QString scheduleName(core::ScheduleKind kind)
 {
-    switch (kind) {
-    case core::ScheduleKind::GPipe:
-        return QStringLiteral("GPipe");
-    case core::ScheduleKind::OneFOneB:
-        return QStringLiteral("1F1B");
-    case core::ScheduleKind::Interleaved1F1B:
-        return QStringLiteral("Interleaved 1F1B");
-    case core::ScheduleKind::ZeroBubbleH1:
-        return QStringLiteral("Zero bubble (ZB-H1)");
-    case core::ScheduleKind::ZeroBubbleH2:
-        return QStringLiteral("Zero bubble (ZB-H2)");
-    }
-    return {};
+    const std::string_view name = core::scheduleTraits(kind).displayName;
+    return QString::fromUtf8(name.data(), static_cast<qsizetype>(name.size()));
 }
 
 QString recomputeName(core::Recompute recompute)

@@ -96,32 +96,6 @@ double activationBytesPerLayer(const Workload& w, const Parallelism& par, bool m
     return outside / sp + inside / t + core / t;
 }
 
-double inFlightMicroBatches(ScheduleKind kind, int p, int v, int m, int rank)
-{
-    p = std::max(1, p);
-    v = std::max(1, v);
-    m = std::max(1, m);
-    double n = 1.0;
-    switch (kind) {
-    case ScheduleKind::GPipe:
-        n = m;
-        break;
-    case ScheduleKind::OneFOneB:
-    case ScheduleKind::ZeroBubbleH1:
-        n = p - rank;
-        break;
-    case ScheduleKind::Interleaved1F1B:
-        n = std::min<double>(static_cast<double>(m) * v,
-                             (p - rank - 1) * 2.0 + (v - 1.0) * p + 1.0) /
-            v;
-        break;
-    case ScheduleKind::ZeroBubbleH2:
-        n = 2.0 * (p - rank) - 1.0;
-        break;
-    }
-    return std::clamp(n, 1.0, static_cast<double>(m));
-}
-
 MemoryBreakdown stageMemory(const Workload& w, const Parallelism& par, const StageMemoryInput& in)
 {
     const double denseLayers = in.layers - in.moeLayers;

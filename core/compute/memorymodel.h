@@ -48,13 +48,6 @@ StateBytes stateBytesPerParam(const Parallelism& par, double shardGroup);
 double activationBytesPerLayer(const Workload& workload, const Parallelism& par, bool moeLayer,
                                bool fusedAttention = false);
 
-// Micro-batches whose activations rank `rank` holds at its peak, per schedule:
-// GPipe m; 1F1B and ZB-H1 p - rank (Narayanan et al. 2021 section 2.2; Qi et al. 2023
-// section 3); interleaved Megatron's warm-up ((p-rank-1)*2 + (v-1)*p + 1 chunk-micro-batches)
-// divided by v, i.e. about p*(1 + (p-1)/(p*v)) on rank 0 (Korthikanti et al. 2022 section
-// 4.2.3); ZB-H2 2*(p - rank) - 1 (Qi et al. 2023 section 3.2). Capped at m.
-double inFlightMicroBatches(ScheduleKind kind, int p, int v, int m, int rank);
-
 struct StageMemoryInput
 {
     int rank = 0;
@@ -63,7 +56,7 @@ struct StageMemoryInput
     double moeLayers = 0.0;        // of which MoE layers
     bool first = false;            // holds the input embedding
     bool last = false;             // holds the output layer and the fp32 logits
-    double inFlight = 1.0;         // micro-batches in flight (inFlightMicroBatches + extra)
+    double inFlight = 1.0;         // micro-batches in flight (model/scheduletraits.h + extra)
     double denseShardGroup = 1.0;  // dp * cp
     double expertShardGroup = 1.0; // dp * cp / ep
     bool fusedAttention = false;   // flash attention (computemodel.h fusedAttention)

@@ -1,19 +1,60 @@
 // The cost model entry point: a pure function of the scenario (ARCHITECTURE.md section 3).
-// The same function serves the GUI (off the UI thread), the CLI and the report.
+// The same function serves the GUI (off the UI thread), the CLI, the report and the explorer.
+// evaluate() runs the passes of evaluation/passes.h in order.
 #pragma once
 
 #include "model/catalog.h"
 #include "model/evaluation.h"
 #include "model/scenario.h"
 
+#include <memory>
+
 namespace archipelago::core {
+
+class TopologyModel;
+
+// What a caller needs from an evaluation. The explorer turns everything off but the numbers
+// it ranks on; the GUI and the CLI keep the defaults.
+struct EvaluateOptions
+{
+    bool timeline = true;        // record the pipeline timeline (Evaluation::timeline)
+    bool warnings = true;        // name the causes worth naming (Evaluation::warnings)
+    bool billOfMaterials = true; // BOM items, network capex and power
+    // Re-simulate the pipeline without its transfers to split their exposed time out of the
+    // bubble (Breakdown::ppCommS). Off: one simulation, and the transfers' share stays in the
+    // bubble; the iteration time is the same.
+    bool attribution = true;
+};
+
+// Work that depends only on the topology (routes, fabric sizing, the bill of materials),
+// kept between evaluations of the same topology. One per thread: evaluate() replaces what it
+// holds when the topology or catalog changes.
+class EvaluationWorkspace
+{
+public:
+    EvaluationWorkspace();
+    ~EvaluationWorkspace();
+    EvaluationWorkspace(const EvaluationWorkspace&) = delete;
+    EvaluationWorkspace& operator=(const EvaluationWorkspace&) = delete;
+
+    // The topology model for `topology`, built on first use (with its BOM when asked).
+    const TopologyModel& topologyFor(const Topology& topology, const Catalog& catalog,
+                                     bool withBom);
+    int topologyBuilds() const { return builds_; }
+
+private:
+    std::unique_ptr<TopologyModel> model_;
+    int builds_ = 0;
+};
 
 // The built-in catalog merged with the scenario's overrides.
 Catalog effectiveCatalog(const Scenario& scenario);
 
 // Evaluate with the effective catalog.
 Evaluation evaluate(const Scenario& scenario);
-// Evaluate against an explicit catalog (already merged).
-Evaluation evaluate(const Scenario& scenario, const Catalog& catalog);
+// Evaluate against an explicit catalog (already merged). `workspace`, when given, carries the
+// per-topology work from one call to the next.
+Evaluation evaluate(const Scenario& scenario, const Catalog& catalog,
+                    const EvaluateOptions& options = {}, EvaluationWorkspace* workspace = nullptr);
 
 } // namespace archipelago::core

@@ -2,6 +2,7 @@
 
 #include "compute/computemodel.h"
 #include "compute/memorymodel.h"
+#include "model/scheduletraits.h"
 
 #include <algorithm>
 #include <cstdio>
@@ -22,7 +23,8 @@ std::string fmt(const char* format, double a, double b = 0.0, double c = 0.0, do
 
 void fillMemory(const Scenario& s, const Parallelism& par, ScheduleKind kind,
                 const std::vector<const AcceleratorSpec*>& accel,
-                const std::vector<ChunkSpec>& chunks, const PlacementAnalysis& pl, Evaluation& ev)
+                const std::vector<ChunkSpec>& chunks, const PlacementAnalysis& pl, Evaluation& ev,
+                bool warnings)
 {
     const int p = par.pp;
     const int v = par.virtualStages;
@@ -48,7 +50,7 @@ void fillMemory(const Scenario& s, const Parallelism& par, ScheduleKind kind,
             in.last = in.last || chunks[c].last;
         }
         in.inFlight = inFlightMicroBatches(kind, p, v, m, r);
-        if (r <= lastDciSender && kind != ScheduleKind::GPipe)
+        if (r <= lastDciSender && scheduleTraits(kind).extraInFlightApplies)
             in.inFlight = std::min<double>(m, in.inFlight + s.schedule.extraInFlightAtDci);
         in.denseShardGroup = dp * par.cp;
         in.expertShardGroup = std::max(1.0, dp * par.cp / par.ep);
@@ -57,7 +59,7 @@ void fillMemory(const Scenario& s, const Parallelism& par, ScheduleKind kind,
         const double hbm = accel[static_cast<std::size_t>(r)]->hbmGib;
         const double use = mem.totalGib() / std::max(hbm, 1e-9);
         if (mem.totalGib() > hbm) {
-            if (ev.fitsInMemory)
+            if (ev.fitsInMemory && warnings)
                 ev.warnings.push_back(
                     {"oom", fmt("out of memory on stage %.0f: %.1f GiB > %.0f GiB HBM", r,
                                 mem.totalGib(), hbm) +

@@ -2,12 +2,12 @@
 // warnings that name a cause (used by costmodel.cpp).
 #pragma once
 
+#include "evaluation/stagecost.h"
 #include "model/catalog.h"
 #include "model/evaluation.h"
-#include "pipeline/pipelinesimulator.h"
-#include "network/placement.h"
 #include "model/scenario.h"
-#include "evaluation/stagecost.h"
+#include "network/placement.h"
+#include "pipeline/pipelinesimulator.h"
 
 #include <vector>
 
@@ -17,7 +17,7 @@ namespace archipelago::core {
 void fillMemory(const Scenario& scenario, const Parallelism& par, ScheduleKind kind,
                 const std::vector<const AcceleratorSpec*>& accel,
                 const std::vector<ChunkSpec>& chunks, const PlacementAnalysis& placement,
-                Evaluation& ev);
+                Evaluation& ev, bool warnings = true);
 
 void addWarnings(const Scenario& scenario, const Parallelism& par, Evaluation& ev);
 

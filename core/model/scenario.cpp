@@ -1,5 +1,7 @@
 #include "model/scenario.h"
 
+#include "model/scheduletraits.h"
+
 #include <algorithm>
 #include <array>
 #include <limits>
@@ -10,8 +12,7 @@ namespace archipelago::core {
 namespace {
 
 // One table per enum: the JSON names, in one place.
-template <typename E, std::size_t N>
-using NameTable = std::array<std::pair<E, const char*>, N>;
+template <typename E, std::size_t N> using NameTable = std::array<std::pair<E, const char*>, N>;
 
 constexpr NameTable<FabricKind, 3> kFabricKinds{{
     {FabricKind::Clos, "clos"},
@@ -42,16 +43,8 @@ constexpr NameTable<ParallelDim, 5> kDims{{
     {ParallelDim::Dp, "dp"},
     {ParallelDim::Pp, "pp"},
 }};
-constexpr NameTable<ScheduleKind, 5> kSchedules{{
-    {ScheduleKind::GPipe, "gpipe"},
-    {ScheduleKind::OneFOneB, "1f1b"},
-    {ScheduleKind::Interleaved1F1B, "interleaved-1f1b"},
-    {ScheduleKind::ZeroBubbleH1, "zb-h1"},
-    {ScheduleKind::ZeroBubbleH2, "zb-h2"},
-}};
 
-template <typename E, std::size_t N>
-const char* nameOf(const NameTable<E, N>& table, E value)
+template <typename E, std::size_t N> const char* nameOf(const NameTable<E, N>& table, E value)
 {
     for (const auto& [e, name] : table)
         if (e == value)
@@ -68,8 +61,7 @@ std::optional<E> valueOf(const NameTable<E, N>& table, const std::string& s)
     return std::nullopt;
 }
 
-template <typename T>
-Id nextId(const std::vector<T>& items)
+template <typename T> Id nextId(const std::vector<T>& items)
 {
     Id next = 0;
     for (const T& item : items)
@@ -179,8 +171,7 @@ std::vector<std::int64_t> placedGpusPerDatacenter(const Scenario& scenario)
 {
     const Topology& topo = scenario.topology;
     std::vector<std::int64_t> placed(topo.datacenters.size(), 0);
-    const std::int64_t perStage =
-        std::int64_t{scenario.parallelism.tp} * scenario.parallelism.cp;
+    const std::int64_t perStage = std::int64_t{scenario.parallelism.tp} * scenario.parallelism.cp;
     const std::int64_t pp = std::max(1, scenario.parallelism.pp);
     for (const PlacementShard& shard : effectiveShards(scenario)) {
         if (shard.split()) {
@@ -210,9 +201,18 @@ std::int64_t microBatchesPerIteration(const Scenario& scenario)
     return scenario.workload.globalBatch / perIteration;
 }
 
-Id nextDatacenterId(const Topology& topology) { return nextId(topology.datacenters); }
-Id nextLinkId(const Topology& topology) { return nextId(topology.links); }
-Id nextRegionId(const Topology& topology) { return nextId(topology.regions); }
+Id nextDatacenterId(const Topology& topology)
+{
+    return nextId(topology.datacenters);
+}
+Id nextLinkId(const Topology& topology)
+{
+    return nextId(topology.links);
+}
+Id nextRegionId(const Topology& topology)
+{
+    return nextId(topology.regions);
+}
 Id nextPodId(const Topology& topology)
 {
     Id next = 0;
@@ -221,13 +221,34 @@ Id nextPodId(const Topology& topology)
     return next;
 }
 
-const char* toString(FabricKind v) { return nameOf(kFabricKinds, v); }
-const char* toString(DciTransport v) { return nameOf(kTransports, v); }
-const char* toString(FfnActivation v) { return nameOf(kActivations, v); }
-const char* toString(Precision v) { return nameOf(kPrecisions, v); }
-const char* toString(Recompute v) { return nameOf(kRecomputes, v); }
-const char* toString(ParallelDim v) { return nameOf(kDims, v); }
-const char* toString(ScheduleKind v) { return nameOf(kSchedules, v); }
+const char* toString(FabricKind v)
+{
+    return nameOf(kFabricKinds, v);
+}
+const char* toString(DciTransport v)
+{
+    return nameOf(kTransports, v);
+}
+const char* toString(FfnActivation v)
+{
+    return nameOf(kActivations, v);
+}
+const char* toString(Precision v)
+{
+    return nameOf(kPrecisions, v);
+}
+const char* toString(Recompute v)
+{
+    return nameOf(kRecomputes, v);
+}
+const char* toString(ParallelDim v)
+{
+    return nameOf(kDims, v);
+}
+const char* toString(ScheduleKind v)
+{
+    return scheduleTraits(v).key.data(); // the table's keys are string literals
+}
 std::optional<FabricKind> fabricKindFromString(const std::string& s)
 {
     return valueOf(kFabricKinds, s);
@@ -254,7 +275,10 @@ std::optional<ParallelDim> parallelDimFromString(const std::string& s)
 }
 std::optional<ScheduleKind> scheduleKindFromString(const std::string& s)
 {
-    return valueOf(kSchedules, s);
+    for (const ScheduleTraits& t : allScheduleTraits())
+        if (t.key == s)
+            return t.kind;
+    return std::nullopt;
 }
 
 } // namespace archipelago::core

@@ -6,15 +6,16 @@
 // by DCI routes whose capacity is shared by every flow crossing them at the same time.
 #include "network/placement.h"
 
+#include "model/topologygraph.h"
 #include "network/dcimodel.h"
 #include "network/fabric.h"
 #include "network/placementlayout.h"
-#include "model/topologygraph.h"
 
 #include <algorithm>
 #include <cmath>
 #include <limits>
 #include <map>
+#include <memory>
 #include <numeric>
 
 namespace archipelago::core {
@@ -63,10 +64,13 @@ struct StageReplicas
 class Analyzer
 {
 public:
-    Analyzer(const Scenario& scenario, const Catalog& catalog)
+    Analyzer(const Scenario& scenario, const Catalog& catalog, const TopologyModel* model)
         : s_(scenario)
-        , graph_(scenario.topology)
-        , ctx_{scenario, catalog, graph_, {}, {}}
+        , own_(model ? nullptr
+                     : std::make_unique<TopologyModel>(scenario.topology, catalog,
+                                                       TopologyModel::Ownership::Borrow, false))
+        , ctx_{scenario, catalog, model ? *model : *own_, model ? model->graph() : own_->graph(),
+               {},       {}}
     {}
 
     PlacementAnalysis run();
@@ -80,7 +84,8 @@ private:
     void analyzeSplitGroups(PlacementAnalysis& out);
 
     const Scenario& s_;
-    TopologyGraph graph_;
+    std::unique_ptr<TopologyModel> own_; // when the caller has none cached
+
     detail::Context ctx_;
     std::vector<PlacementShard> shards_;
     std::vector<PlacementShard> splitShards_; // shards whose TP or CP group spans datacenters
@@ -219,14 +224,14 @@ void Analyzer::analyzeDenseGroups(PlacementAnalysis& out)
         first = false;
         if (par.tp > layout.fabric.gpusPerDomain || tp.levels.size() > 1)
             ctx_.warnings.push_back(
-                {"tp-exceeds-scale-up",
-                 "TP " + std::to_string(par.tp) + " does not fit the " +
-                     std::to_string(layout.fabric.gpusPerDomain) + "-GPU scale-up domain of " +
-                     layout.dc->name + ": its collectives cross the " +
-                     toString(tp.levels.back().linkClass) + " tier at " +
-                     detail::formatNumber(tp.levels.back().bandwidthGBps) +
-                     " GB/s per GPU instead of " + detail::formatNumber(layout.scaleUpGBps) +
-                     " GB/s"});
+                {"tp-exceeds-scale-up", "TP " + std::to_string(par.tp) + " does not fit the " +
+                                            std::to_string(layout.fabric.gpusPerDomain) +
+                                            "-GPU scale-up domain of " + layout.dc->name +
+                                            ": its collectives cross the " +
+                                            toString(tp.levels.back().linkClass) + " tier at " +
+                                            detail::formatNumber(tp.levels.back().bandwidthGBps) +
+                                            " GB/s per GPU instead of " +
+                                            detail::formatNumber(layout.scaleUpGBps) + " GB/s"});
         detail::warnCrossRail(ctx_, layout, ep, "EP all-to-all");
     }
 }
@@ -371,9 +376,10 @@ PlacementAnalysis Analyzer::run()
 
 } // namespace
 
-PlacementAnalysis analyzePlacement(const Scenario& scenario, const Catalog& catalog)
+PlacementAnalysis analyzePlacement(const Scenario& scenario, const Catalog& catalog,
+                                   const TopologyModel* model)
 {
-    return Analyzer(scenario, catalog).run();
+    return Analyzer(scenario, catalog, model).run();
 }
 
 } // namespace archipelago::core

@@ -17,10 +17,10 @@ struct LevelLink
 {
     LinkClass linkClass = LinkClass::ScaleUp;
     int participants = 1;
-    double bandwidthGBps = 0.0;    // GB/s (10^9 bytes/s) per GPU, each direction
+    double bandwidthGBps = 0.0; // GB/s (10^9 bytes/s) per GPU, each direction
     double latencyS = 0.0;
-    Id dciLinkId = -1;             // the DCI link crossed, when linkClass == Dci
-    int concurrentFlows = 1;       // flows sharing the bottleneck at the same time
+    Id dciLinkId = -1;       // the DCI link crossed, when linkClass == Dci
+    int concurrentFlows = 1; // flows sharing the bottleneck at the same time
 
     bool operator==(const LevelLink&) const = default;
 };
@@ -41,8 +41,8 @@ struct PlacementAnalysis
     GroupPath tp;
     GroupPath cp;
     GroupPath ep;
-    GroupPath dp;                  // gradient reduction group of dense parameters
-    GroupPath expertDp;            // gradient reduction group of expert parameters (dp*cp/ep)
+    GroupPath dp;       // gradient reduction group of dense parameters
+    GroupPath expertDp; // gradient reduction group of expert parameters (dp*cp/ep)
     // Boundary i joins pipeline rank i to rank i+1 (size pp-1); for interleaved schedules the
     // wrap-around boundary from rank p-1 to rank 0 is `wrapBoundary`. The worst (slowest) shard
     // decides each boundary, since data-parallel replicas wait for one another.
@@ -51,6 +51,10 @@ struct PlacementAnalysis
     std::vector<Warning> warnings;
 };
 
-PlacementAnalysis analyzePlacement(const Scenario& scenario, const Catalog& catalog);
+class TopologyModel;
+// `model`, when given, must match the scenario's topology and `catalog` (TopologyModel::matches);
+// without one the analysis builds what it needs for this call.
+PlacementAnalysis analyzePlacement(const Scenario& scenario, const Catalog& catalog,
+                                   const TopologyModel* model = nullptr);
 
 } // namespace archipelago::core

@@ -97,7 +97,9 @@ DcLayout& layoutFor(Context& ctx, Id dc)
         return it->second;
     DcLayout layout;
     layout.dc = findDatacenter(ctx.scenario.topology, dc);
-    layout.fabric = designFabric(*layout.dc, ctx.catalog, &ctx.warnings);
+    layout.fabric = *ctx.model.fabric(dc);
+    const std::vector<Warning>& fabricWarnings = ctx.model.fabricWarnings(dc);
+    ctx.warnings.insert(ctx.warnings.end(), fabricWarnings.begin(), fabricWarnings.end());
     const AcceleratorSpec* acc = ctx.catalog.accelerator(layout.dc->accelerator);
     layout.scaleUpGBps = acc && acc->scaleUpGBpsPerDirection > 0.0 ? acc->scaleUpGBpsPerDirection
                                                                    : kDefaultScaleUpGBps;

@@ -2,9 +2,10 @@
 // route loads and the warnings that name them. Not a public contract (namespace detail).
 #pragma once
 
+#include "model/topologygraph.h"
 #include "network/fabric.h"
 #include "network/placement.h"
-#include "model/topologygraph.h"
+#include "network/topologymodel.h"
 
 #include <array>
 #include <cstdint>
@@ -32,6 +33,7 @@ struct Context
 {
     const Scenario& scenario;
     const Catalog& catalog;
+    const TopologyModel& model; // fabric designs per datacenter, built once per topology
     const TopologyGraph& graph;
     std::map<Id, DcLayout> layouts;
     std::vector<Warning> warnings;

@@ -1,5 +1,9 @@
 #include "pipeline/pipelineschedules.h"
 
+#include "model/scheduletraits.h"
+
+#include <array>
+
 #include <algorithm>
 
 namespace archipelago::core {
@@ -108,11 +112,56 @@ void appendInterleaved(std::vector<PipelineOp>& ops, int p, int v, int m, int ra
         backward(k);
 }
 
+// One rank-order builder per schedule, indexed by ScheduleKind (model/scheduletraits.h).
+using Builder = void (*)(OrderBuilder& out, std::vector<PipelineOp>& ops, int p, int v, int m,
+                         int r, int extra);
+
+void buildGpipe(OrderBuilder& out, std::vector<PipelineOp>&, int, int, int m, int, int)
+{
+    appendGpipe(out, m);
+}
+
+void buildOneFOneB(OrderBuilder& out, std::vector<PipelineOp>&, int p, int, int m, int r, int extra)
+{
+    appendOneFOneBFamily(out, m, p - r + extra, false, 0);
+}
+
+void buildInterleaved(OrderBuilder& out, std::vector<PipelineOp>& ops, int p, int v, int m, int r,
+                      int extra)
+{
+    // v = 1 is plain 1F1B: the interleaved warm-up count would only hold more memory.
+    if (v == 1)
+        appendOneFOneBFamily(out, m, p - r + extra, false, 0);
+    else
+        appendInterleaved(ops, p, v, m, r, extra);
+}
+
+// ZB-H1 (Qi et al. 2023 section 2.1): 1F1B's p - r warm-up forwards; rank r defers r W's so
+// that every rank holds p micro-batches, 1F1B's peak; the deferred W's fill the tail. Bubble
+// (p - 1)(T_F + T_B - T_W).
+void buildZbH1(OrderBuilder& out, std::vector<PipelineOp>&, int p, int, int m, int r, int extra)
+{
+    appendOneFOneBFamily(out, m, p - r + extra, true, r);
+}
+
+// ZB-H2 (Qi et al. 2023 section 2.2): 2(p - r) - 1 warm-up forwards fill the bubble before the
+// first B; rank r defers 2r W's, so every rank holds 2p - 1 micro-batches and the ranks form a
+// parallelogram. Bubble (p - 1)(T_F + T_B - 2 T_W) per period.
+void buildZbH2(OrderBuilder& out, std::vector<PipelineOp>&, int p, int, int m, int r, int extra)
+{
+    appendOneFOneBFamily(out, m, 2 * (p - r) - 1 + extra, true, 2 * r);
+}
+
+constexpr std::array<Builder, 5> kBuilders{buildGpipe, buildOneFOneB, buildInterleaved, buildZbH1,
+                                           buildZbH2};
+static_assert(static_cast<std::size_t>(ScheduleKind::ZeroBubbleH2) + 1 == kBuilders.size(),
+              "one builder per ScheduleKind, in enum order");
+
 } // namespace
 
 bool splitsWeightGrad(ScheduleKind kind)
 {
-    return kind == ScheduleKind::ZeroBubbleH1 || kind == ScheduleKind::ZeroBubbleH2;
+    return scheduleTraits(kind).splitsWeightGrad;
 }
 
 int dciExtraMicroBatches(const PipelineSpec& spec, int rank)
@@ -147,33 +196,7 @@ RankOrders buildRankOrders(const PipelineSpec& spec)
         orders.begin.push_back(static_cast<int>(orders.ops.size()));
         const int extra = dciExtraMicroBatches(spec, r);
         OrderBuilder out(orders.ops, r);
-        switch (spec.schedule) {
-        case ScheduleKind::GPipe:
-            appendGpipe(out, m);
-            break;
-        case ScheduleKind::OneFOneB:
-            appendOneFOneBFamily(out, m, p - r + extra, false, 0);
-            break;
-        case ScheduleKind::Interleaved1F1B:
-            // v = 1 is plain 1F1B: the interleaved warm-up count would only hold more memory.
-            if (v == 1)
-                appendOneFOneBFamily(out, m, p - r + extra, false, 0);
-            else
-                appendInterleaved(orders.ops, p, v, m, r, extra);
-            break;
-        case ScheduleKind::ZeroBubbleH1:
-            // ZB-H1 (Qi et al. 2023 section 2.1): 1F1B's p - r warm-up forwards; rank r defers
-            // r W's so that every rank holds p micro-batches, 1F1B's peak; the deferred W's
-            // fill the tail. Bubble (p - 1)(T_F + T_B - T_W).
-            appendOneFOneBFamily(out, m, p - r + extra, true, r);
-            break;
-        case ScheduleKind::ZeroBubbleH2:
-            // ZB-H2 (Qi et al. 2023 section 2.2): 2(p - r) - 1 warm-up forwards fill the bubble
-            // before the first B; rank r defers 2r W's, so every rank holds 2p - 1 micro-batches
-            // and the ranks form a parallelogram. Bubble (p - 1)(T_F + T_B - 2 T_W) per period.
-            appendOneFOneBFamily(out, m, 2 * (p - r) - 1 + extra, true, 2 * r);
-            break;
-        }
+        kBuilders[static_cast<std::size_t>(spec.schedule)](out, orders.ops, p, v, m, r, extra);
     }
     orders.begin.push_back(static_cast<int>(orders.ops.size()));
     return orders;

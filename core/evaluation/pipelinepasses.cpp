@@ -1,0 +1,97 @@
+// Passes 3 and 4: the pipeline schedule, then the data-parallel tail after it drains.
+#include "evaluation/passes.h"
+
+#include "model/scheduletraits.h"
+
+#include <algorithm>
+#include <cstdio>
+#include <string>
+
+namespace archipelago::core {
+
+namespace {
+
+std::string datacenterName(const Scenario& s, int rank)
+{
+    const std::vector<PlacementShard> shards = effectiveShards(s);
+    if (shards.empty() || rank >= static_cast<int>(shards.front().stageDatacenters.size()))
+        return "?";
+    const Datacenter* dc = findDatacenter(s.topology, shards.front().stageDatacenters[rank]);
+    return dc ? dc->name : "?";
+}
+
+std::string fmt(const char* format, double a, double b = 0.0)
+{
+    char buf[256];
+    std::snprintf(buf, sizeof buf, format, a, b);
+    return buf;
+}
+
+// One warning per DCI stage boundary, naming the sites and what the transfers cost.
+void warnDciBoundaries(EvaluationContext& ctx)
+{
+    for (const EvaluationContext::DciBoundary& b : ctx.dciBoundaries)
+        ctx.ev.warnings.push_back(
+            {"dci-exposed",
+             "stage " + fmt("%.0f->%.0f", b.rank, b.rank + 1) + " crosses " +
+                 datacenterName(ctx.s, b.rank) + "<->" + datacenterName(ctx.s, b.rank + 1) +
+                 fmt(": %.2f ms latency + %.2f ms transfer per micro-batch", b.latencyS * 1e3,
+                     b.transferS * 1e3) +
+                 fmt("; DCI transfers lengthen the pipeline by %.1f ms per iteration",
+                     ctx.dciExposedS * 1e3)});
+}
+
+double periodOf(const PipelineResult& r, ScheduleKind kind)
+{
+    // ZB-H2's zero bubble exists only per period: iterations overlap without a barrier.
+    return scheduleTraits(kind).steadyStatePeriod && r.periodS > 0.0 ? r.periodS : r.makespanS;
+}
+
+} // namespace
+
+bool pipelinePass(EvaluationContext& ctx)
+{
+    PipelineSpec& spec = ctx.spec;
+    spec.recordTimeline = ctx.options.timeline;
+    ctx.pipe = simulatePipeline(spec);
+    if (!ctx.pipe.ok)
+        return false;
+    ctx.pipeS = periodOf(ctx.pipe, ctx.kind);
+    if (!ctx.options.attribution)
+        return true;
+    // What the transfers cost is what the same schedule loses to them: re-simulate with the
+    // transfers removed (all of them for the breakdown, only the DCI ones for the warning), so
+    // that the bubble left in the breakdown is the schedule's own and "exposed PP" is the
+    // transfers' share (the same attribution as a with/without comparison in a simulator).
+    const auto periodWithout = [&](auto&& keep) {
+        const std::vector<double> sends = spec.sendS;
+        const bool timeline = spec.recordTimeline;
+        spec.recordTimeline = false;
+        for (std::size_t i = 0; i < spec.sendS.size(); ++i)
+            if (!keep(i))
+                spec.sendS[i] = 0.0;
+        const PipelineResult r = simulatePipeline(spec);
+        spec.sendS = sends;
+        spec.recordTimeline = timeline;
+        return r.ok ? periodOf(r, ctx.kind) : ctx.pipeS;
+    };
+    const bool anySend =
+        std::any_of(spec.sendS.begin(), spec.sendS.end(), [](double t) { return t > 0.0; });
+    if (anySend)
+        ctx.ppExposedS =
+            std::max(0.0, ctx.pipeS - periodWithout([](std::size_t) { return false; }));
+    if (ctx.options.warnings && ctx.anyDci && !ctx.dciBoundaries.empty()) {
+        ctx.dciExposedS = std::max(
+            0.0, ctx.pipeS - periodWithout([&](std::size_t i) { return !spec.sendCrossesDci[i]; }));
+        warnDciBoundaries(ctx);
+    }
+    return true;
+}
+
+void dataParallelPass(EvaluationContext& ctx)
+{
+    ctx.dpc = dataParallelCost(ctx.s, ctx.par, ctx.placement, ctx.accel, ctx.chunks, ctx.parts,
+                               ctx.pipe, &ctx.traffic);
+}
+
+} // namespace archipelago::core

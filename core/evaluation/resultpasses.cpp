@@ -1,0 +1,105 @@
+// Passes 5 to 8: breakdown and throughput, memory, network cost, warnings.
+//
+// Iteration time identity (tested): iterationTimeS = forward + backward + recompute + tp + cp
+// + ep + pp + dp + optimizer + bubble + interference, where the compute and per-micro-batch
+// communication parts are those of the busiest pipeline rank, bubble is that rank's idle time
+// in the pipeline period, and dp / optimizer are what runs after the pipeline drains.
+#include "compute/computemodel.h"
+#include "compute/modelflops.h"
+#include "evaluation/evaluationfill.h"
+#include "evaluation/passes.h"
+#include "network/linktraffic.h"
+
+#include <algorithm>
+
+namespace archipelago::core {
+
+void breakdownPass(EvaluationContext& ctx)
+{
+    const int p = ctx.p;
+    const int m = ctx.m;
+    const Workload& w = ctx.s.workload;
+    Evaluation& ev = ctx.ev;
+    int busiest = 0;
+    double busiestS = -1.0;
+    for (int r = 0; r < p; ++r) {
+        double busy = 0.0;
+        for (int c = r; c < ctx.nChunks; c += p)
+            busy += ctx.parts[static_cast<std::size_t>(c)].total() * m;
+        if (busy > busiestS) {
+            busiestS = busy;
+            busiest = r;
+        }
+    }
+    ctx.busiestS = busiestS;
+    Breakdown& bd = ev.breakdown;
+    for (int c = busiest; c < ctx.nChunks; c += p) {
+        const ChunkParts& cp = ctx.parts[static_cast<std::size_t>(c)];
+        bd.forwardS += cp.forward * m;
+        bd.backwardS += cp.backward * m;
+        bd.recomputeS += cp.recompute * m;
+        bd.tpCommS += cp.tp * m;
+        bd.cpCommS += cp.cp * m;
+        bd.epCommS += cp.ep * m;
+        bd.ppCommS += cp.pp * m;
+        bd.interferenceS += cp.interference * m;
+    }
+    bd.ppCommS += ctx.ppExposedS;
+    bd.bubbleS = std::max(0.0, ctx.pipeS - busiestS - ctx.ppExposedS);
+    bd.dpCommS = ctx.dpc.exposedS;
+    bd.interferenceS += ctx.dpc.interferenceS;
+    bd.optimizerS = ctx.dpc.optimizerS;
+    ev.iterationTimeS = std::max(ctx.pipeS, busiestS) + ctx.dpc.exposedS + ctx.dpc.interferenceS +
+                        ctx.dpc.optimizerS;
+    ev.bubbleRatio = ctx.pipe.bubbleRatio;
+    ev.idleOverCompute = ctx.pipe.idleOverCompute;
+
+    // Throughput and utilisation.
+    const double gpusPerChunk = static_cast<double>(ctx.dp) * ctx.par.tp * ctx.par.cp;
+    double peakSum = 0.0; // FLOP/s of every GPU of the job (mixed generations allowed)
+    for (int r = 0; r < p; ++r)
+        peakSum +=
+            peakFlopsPerS(*ctx.accel[static_cast<std::size_t>(r)], w.precision) * gpusPerChunk;
+    ev.modelFlopsPerIteration = modelFlopsPerIteration(w);
+    ev.hardwareFlopsPerIteration = hardwareFlopsPerIteration(w, ctx.par.recompute);
+    // MFU and HFU as defined by Chowdhery et al. 2022 (PaLM), Appendix B, and Korthikanti et
+    // al. 2022 section 6.3: achieved FLOP/s over peak, without and with recompute.
+    ev.mfu = ev.modelFlopsPerIteration / (ev.iterationTimeS * peakSum);
+    ev.hfu = ev.hardwareFlopsPerIteration / (ev.iterationTimeS * peakSum);
+    const double tokens = static_cast<double>(w.globalBatch) * w.seqLen;
+    ev.tokensPerS = tokens / ev.iterationTimeS;
+    ev.timeToTrainS = w.trainTokens / ev.tokensPerS;
+    ev.gpuHoursToTrain = ev.timeToTrainS * static_cast<double>(ev.gpus) / 3600.0;
+}
+
+void memoryPass(EvaluationContext& ctx)
+{
+    fillMemory(ctx.s, ctx.par, ctx.kind, ctx.accel, ctx.chunks, ctx.placement, ctx.ev,
+               ctx.options.warnings);
+}
+
+void networkCostPass(EvaluationContext& ctx)
+{
+    // Per-GPU group bytes averaged over the pipeline ranks (boundaries are per boundary).
+    GroupBytes& g = ctx.traffic.groups;
+    for (double* bytes : {&g.tp, &g.cp, &g.ep, &g.dp, &g.expertDp})
+        *bytes /= ctx.p;
+    ctx.ev.traffic = linkTraffic(ctx.s, ctx.placement, g, ctx.ev.iterationTimeS);
+    if (!ctx.options.billOfMaterials)
+        return;
+    const TopologyModel& t = ctx.topology;
+    ctx.ev.bom = t.bom();
+    ctx.ev.networkCapexUsd = t.bomTotals().capexUsd;
+    ctx.ev.networkPowerW = t.bomTotals().powerW;
+    if (ctx.options.warnings)
+        ctx.ev.warnings.insert(ctx.ev.warnings.end(), t.bomWarnings().begin(),
+                               t.bomWarnings().end());
+}
+
+void warningsPass(EvaluationContext& ctx)
+{
+    if (ctx.options.warnings)
+        addWarnings(ctx.s, ctx.par, ctx.ev);
+}
+
+} // namespace archipelago::core

@@ -1,0 +1,71 @@
+// Everything about a scenario that depends on its topology and catalog alone: the datacenter
+// graph, each datacenter's fabric design and, on request, the bill of materials. Built once per
+// topology and shared by every evaluation of that topology (the explorer varies parallelism and
+// schedule thousands of times over one topology; the GUI re-evaluates on every edit).
+#pragma once
+
+#include "model/catalog.h"
+#include "model/evaluation.h"
+#include "model/scenario.h"
+#include "model/topologygraph.h"
+#include "network/bom.h"
+#include "network/fabric.h"
+
+#include <map>
+#include <optional>
+#include <vector>
+
+namespace archipelago::core {
+
+class TopologyModel
+{
+public:
+    enum class Ownership
+    {
+        Borrow,
+        Copy
+    };
+    // Borrow: `topology` must outlive the model (one evaluation). Copy: the model keeps its own
+    // copy, so it can be cached beyond the scenario it came from. `catalog` must always outlive
+    // it. `withBom` also builds the bill of materials.
+    TopologyModel(const Topology& topology, const Catalog& catalog, Ownership ownership,
+                  bool withBom);
+    TopologyModel(const TopologyModel&) = delete;
+    TopologyModel& operator=(const TopologyModel&) = delete;
+
+    const Topology& topology() const { return *topology_; }
+    const Catalog& catalog() const { return *catalog_; }
+    const TopologyGraph& graph() const { return graph_; }
+    // The fabric of datacenter `id` and the warnings designing it raised (missing catalog
+    // names), in the order designFabric gives them. nullptr for an unknown id.
+    const FabricDesign* fabric(Id id) const;
+    const std::vector<Warning>& fabricWarnings(Id id) const;
+
+    bool hasBom() const { return hasBom_; }
+    const std::vector<BomItem>& bom() const { return bom_; }
+    const std::vector<Warning>& bomWarnings() const { return bomWarnings_; }
+    const BomTotals& bomTotals() const { return bomTotals_; }
+
+    // Whether this model answers for `topology` under `catalog` (same catalog object, equal
+    // topology).
+    bool matches(const Topology& topology, const Catalog& catalog) const;
+
+private:
+    struct DatacenterFabric
+    {
+        FabricDesign design;
+        std::vector<Warning> warnings;
+    };
+
+    std::optional<Topology> owned_;
+    const Topology* topology_;
+    const Catalog* catalog_;
+    TopologyGraph graph_;
+    std::map<Id, DatacenterFabric> fabrics_;
+    bool hasBom_ = false;
+    std::vector<BomItem> bom_;
+    std::vector<Warning> bomWarnings_;
+    BomTotals bomTotals_;
+};
+
+} // namespace archipelago::core
