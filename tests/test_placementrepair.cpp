@@ -212,6 +212,15 @@ void TestPlacementRepair::repair_data()
     row("batch follows DP", dp2, withGpus(dp2, 1, 8320), PlacementFallback::Rescaled,
         {{256, {0, 0, 0, 0}}, {260, {1, 1, 1, 1}}}, "global batch 12288 -> 12384", 12'384);
 
+    // The edit set the placement itself (the layout view's PP preset): applied as it is, and
+    // the lost split is said.
+    core::Scenario presetChosen = split;
+    presetChosen.placement.shards = {ppAcross};
+    QTest::newRow("keep placement: a preset without the split")
+        << split << presetChosen << true << true << int(PlacementFallback::Kept) << Shards{ppAcross}
+        << 12'288
+        << "TP split across building-a, building-b dropped: the new placement does not split it";
+
     // Nothing valid: TP 3 divides neither the heads nor the GPUs.
     QTest::newRow("impossible: tp 3")
         << pp2 << withDegrees(pp2, 3, 4) << false << false << 0 << Shards{} << 0 << "tp";

@@ -252,7 +252,7 @@ void noteDroppedSplits(const Scenario& before, const Scenario& after, const Cand
 }
 
 PlacementRepair repaired(Scenario scenario, const Candidate& chosen, const Scenario& edited,
-                         const Scenario& before, PlacementRepairMode mode)
+                         const Scenario& before)
 {
     PlacementRepair out;
     out.fallback = chosen.fallback;
@@ -263,8 +263,9 @@ PlacementRepair repaired(Scenario scenario, const Candidate& chosen, const Scena
                             " sequences to divide micro-batch " +
                             std::to_string(scenario.parallelism.microBatch) + " x DP " +
                             std::to_string(dataParallel(scenario)));
-    if (mode == PlacementRepairMode::Repair)
-        noteDroppedSplits(before, scenario, chosen, out.notes);
+    // Also when the edit set the placement itself (a preset chosen in the layout view): a
+    // split is easy to lose without noticing, since the drawing of the stages barely changes.
+    noteDroppedSplits(before, scenario, chosen, out.notes);
     out.scenario = std::move(scenario);
     return out;
 }
@@ -276,7 +277,7 @@ PlacementRepair repairPlacement(const Scenario& edited, const Scenario& before,
 {
     std::vector<Diagnostic> editedErrors = errorsOf(edited, catalog);
     if (editedErrors.empty())
-        return repaired(edited, {edited.placement, PlacementFallback::Kept}, edited, before, mode);
+        return repaired(edited, {edited.placement, PlacementFallback::Kept}, edited, before);
 
     const std::vector<Candidate> tried = candidates(edited, before, mode);
     for (const Candidate& c : tried) {
@@ -285,7 +286,7 @@ PlacementRepair repairPlacement(const Scenario& edited, const Scenario& before,
         Scenario s = edited;
         s.placement = c.placement;
         if (errorsOf(s, catalog).empty())
-            return repaired(std::move(s), c, edited, before, mode);
+            return repaired(std::move(s), c, edited, before);
     }
     // The edit changed the GPUs or the degrees, not the batch: let the batch follow DP.
     if (edited.workload.globalBatch == before.workload.globalBatch)
@@ -295,7 +296,7 @@ PlacementRepair repairPlacement(const Scenario& edited, const Scenario& before,
             Scenario fitted = withFittedGlobalBatch(s);
             if (fitted.workload.globalBatch != s.workload.globalBatch &&
                 errorsOf(fitted, catalog).empty())
-                return repaired(std::move(fitted), c, edited, before, mode);
+                return repaired(std::move(fitted), c, edited, before);
         }
     PlacementRepair refused;
     refused.errors = std::move(editedErrors);

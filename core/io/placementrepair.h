@@ -70,8 +70,9 @@ struct PlacementRepair
 //  4. OtherShape: the other preset, when the first leaves GPUs unused or does not divide.
 //  5. Implicit: no shards, for a topology whose first datacenter can hold the job.
 //
-// The presets re-make the shards and so drop any TP/CP split; `notes` says so. With `mode`
-// KeepPlacement only the edited placement is tried. Last, when the edit left the global batch
+// The presets re-make the shards and so drop any TP/CP split; `notes` says so, and also when
+// the edit itself set a placement without a split `before` had. With `mode` KeepPlacement only
+// the edited placement is tried. Last, when the edit left the global batch
 // alone and no candidate is valid as it is, each is tried again with the batch fitted to its
 // DP (core::withFittedGlobalBatch): the batch follows DP rather than the edit being refused.
 PlacementRepair repairPlacement(const Scenario& edited, const Scenario& before,
