@@ -5,7 +5,6 @@
 #include "pincommands.h"
 #include "placementrepair.h"
 #include "scenarioedit.h"
-#include "setpipelineparallel.h"
 #include "topologyedits.h"
 #include "valuecommands.h"
 
@@ -127,8 +126,9 @@ bool EditController::setLinks(const QList<core::DciLink>& links)
 
 bool EditController::setPipelineParallel(int pp)
 {
-    const core::Scenario next =
-        SetPipelineParallel::withPipelineParallel(m_document->scenario(), pp);
+    // The degree alone: validateEdit re-makes the placement (and says what it dropped).
+    core::Scenario next = m_document->scenario();
+    next.parallelism.pp = pp;
     return apply(next, tr("Set Pipeline Parallel to %1").arg(pp), true);
 }
 

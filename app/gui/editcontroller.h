@@ -2,12 +2,13 @@
 // document). Every edit is built as the scenario it would produce, validated with the loader's
 // checks (placementrepair.h) and pushed as one step (scenarioedit.h); an edit that would leave
 // the document invalid is refused: nothing is pushed and refused() says why. When the GPUs or
-// the degrees change, the placement and (if the edit left it alone) the global batch follow;
-// adjusted() says what moved.
+// the degrees change, the placement (core::repairPlacement) and (if the edit left it alone)
+// the global batch follow; adjusted() says what moved or was dropped. The property editor, the
+// canvas, the layout view and the Edit menu's quick edits all come through here.
 #pragma once
 
-#include "model/scenario.h"
 #include "io/scenarioio.h"
+#include "model/scenario.h"
 
 #include <QColor>
 #include <QList>
