@@ -116,7 +116,7 @@ void MainWindow::createEditMenu()
                        tr("Snapshot the current scenario for comparison in every plot")),
             &QAction::triggered, this, &MainWindow::pinCurrent);
     edit->addSeparator();
-    m_quickEdits = new QuickEdits(m_document, edit, this);
+    m_quickEdits = new QuickEdits(m_edits, edit, this);
 }
 
 void MainWindow::createViewMenu()

@@ -1,35 +1,21 @@
 #include "quickedits.h"
 
-#include "evaluation/costmodel.h"
 #include "document.h"
+#include "editcontroller.h"
+#include "placementrepair.h"
 #include "scenariotext.h"
-#include "setpipelineparallel.h"
-#include "valuecommands.h"
 
 #include <QAction>
 #include <QActionGroup>
 #include <QMenu>
-#include <QUndoStack>
 
 #include <set>
 
 namespace archipelago::app {
 
-namespace {
-
-bool hasErrors(const std::vector<core::Diagnostic>& diagnostics)
-{
-    for (const core::Diagnostic& d : diagnostics)
-        if (d.severity == core::Diagnostic::Severity::Error)
-            return true;
-    return false;
-}
-
-} // namespace
-
-QuickEdits::QuickEdits(Document* document, QMenu* editMenu, QObject* parent)
+QuickEdits::QuickEdits(EditController* edits, QMenu* editMenu, QObject* parent)
     : QObject(parent)
-    , m_document(document)
+    , m_edits(edits)
 {
     m_pipelineMenu = editMenu->addMenu(tr("&Pipeline Parallel"));
     connect(m_pipelineMenu, &QMenu::aboutToShow, this, &QuickEdits::fillPipelineMenu);
@@ -63,7 +49,7 @@ QuickEdits::QuickEdits(Document* document, QMenu* editMenu, QObject* parent)
 
 void QuickEdits::update()
 {
-    const core::Scenario& s = m_document->scenario();
+    const core::Scenario& s = m_edits->document()->scenario();
     for (QAction* action : m_scheduleGroup->actions())
         action->setChecked(action->data().toInt() == static_cast<int>(s.schedule.kind));
     for (QAction* action : m_recomputeGroup->actions())
@@ -72,46 +58,39 @@ void QuickEdits::update()
 
 void QuickEdits::fillPipelineMenu()
 {
-    // Built when shown: each candidate is checked with the loader's validation, so the menu
-    // only offers degrees that give a consistent scenario.
+    // Built when shown: each candidate is validated as the controller would apply it (placement
+    // repaired, batch following DP), so the menu only offers degrees it will accept.
     m_pipelineMenu->clear();
-    const core::Scenario& s = m_document->scenario();
-    const core::Catalog catalog = core::effectiveCatalog(s);
+    const core::Scenario& s = m_edits->document()->scenario();
     std::set<int> candidates{1, 2, 4, 8, 16, 32, 64, s.parallelism.pp};
     for (int pp : candidates) {
-        QAction* action = m_pipelineMenu->addAction(QString::number(pp), this, [this, pp] {
-            m_document->undoStack()->push(new SetPipelineParallel(m_document, pp));
-        });
+        QAction* action = m_pipelineMenu->addAction(
+            QString::number(pp), this, [this, pp] { m_edits->setPipelineParallel(pp); });
         action->setCheckable(true);
         action->setChecked(pp == s.parallelism.pp);
         if (pp == s.parallelism.pp)
             continue;
-        const std::vector<core::Diagnostic> problems =
-            core::checkScenario(SetPipelineParallel::withPipelineParallel(s, pp), catalog);
-        if (hasErrors(problems)) {
-            action->setEnabled(false);
-            for (const core::Diagnostic& d : problems)
-                if (d.severity == core::Diagnostic::Severity::Error) {
-                    action->setToolTip(QString::fromStdString(d.message));
-                    break;
-                }
-        }
+        core::Scenario next = s;
+        next.parallelism.pp = pp;
+        const ValidatedEdit edit = validateEdit(next, s, true);
+        action->setEnabled(edit.scenario.has_value());
+        action->setToolTip(edit.scenario ? edit.note : edit.reason);
     }
     m_pipelineMenu->setToolTipsVisible(true);
 }
 
 void QuickEdits::setSchedule(int kind)
 {
-    core::Schedule schedule = m_document->scenario().schedule;
+    core::Schedule schedule = m_edits->document()->scenario().schedule;
     schedule.kind = static_cast<core::ScheduleKind>(kind);
-    m_document->undoStack()->push(new SetSchedule(m_document, schedule));
+    m_edits->setSchedule(schedule);
 }
 
 void QuickEdits::setRecompute(int recompute)
 {
-    core::Parallelism parallelism = m_document->scenario().parallelism;
+    core::Parallelism parallelism = m_edits->document()->scenario().parallelism;
     parallelism.recompute = static_cast<core::Recompute>(recompute);
-    m_document->undoStack()->push(new SetParallelism(m_document, parallelism));
+    m_edits->setParallelism(parallelism);
 }
 
 } // namespace archipelago::app

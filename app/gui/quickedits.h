@@ -1,6 +1,7 @@
-// Design edits offered from the Edit menu before the property editors of issue 5 exist:
-// pipeline-parallel degree, pipeline schedule and activation recompute. Each is one undo
-// command on the document; the menus show the current value and offer only valid choices.
+// Design edits offered from the Edit menu: pipeline-parallel degree, pipeline schedule and
+// activation recompute. Each goes through the EditController like every other edit (validated,
+// placement repaired, one undo step, refused with a reason); the menus show the current value
+// and the pipeline menu offers only degrees the controller would accept.
 #pragma once
 
 #include <QObject>
@@ -10,14 +11,14 @@ class QMenu;
 
 namespace archipelago::app {
 
-class Document;
+class EditController;
 
 class QuickEdits : public QObject
 {
     Q_OBJECT
 
 public:
-    QuickEdits(Document* document, QMenu* editMenu, QObject* parent = nullptr);
+    QuickEdits(EditController* edits, QMenu* editMenu, QObject* parent = nullptr);
 
     // Refreshes the checked entries (call after each document change).
     void update();
@@ -27,7 +28,7 @@ private:
     void setSchedule(int kind);
     void setRecompute(int recompute);
 
-    Document* m_document;
+    EditController* m_edits;
     QMenu* m_pipelineMenu = nullptr;
     QActionGroup* m_scheduleGroup = nullptr;
     QActionGroup* m_recomputeGroup = nullptr;
