@@ -279,14 +279,21 @@ PlacementRepair repairPlacement(const Scenario& edited, const Scenario& before,
     if (editedErrors.empty())
         return repaired(edited, {edited.placement, PlacementFallback::Kept}, edited, before);
 
+    // The errors every candidate has are the ones no placement fixes: the reason to give when
+    // the edit is refused (the edited placement's own mismatch would only mislead).
+    std::vector<Diagnostic> unfixable = editedErrors;
     const std::vector<Candidate> tried = candidates(edited, before, mode);
     for (const Candidate& c : tried) {
         if (c.placement == edited.placement)
             continue; // checked above
         Scenario s = edited;
         s.placement = c.placement;
-        if (errorsOf(s, catalog).empty())
+        const std::vector<Diagnostic> errors = errorsOf(s, catalog);
+        if (errors.empty())
             return repaired(std::move(s), c, edited, before);
+        std::erase_if(unfixable, [&](const Diagnostic& d) {
+            return std::find(errors.begin(), errors.end(), d) == errors.end();
+        });
     }
     // The edit changed the GPUs or the degrees, not the batch: let the batch follow DP.
     if (edited.workload.globalBatch == before.workload.globalBatch)
@@ -299,7 +306,7 @@ PlacementRepair repairPlacement(const Scenario& edited, const Scenario& before,
                 return repaired(std::move(fitted), c, edited, before);
         }
     PlacementRepair refused;
-    refused.errors = std::move(editedErrors);
+    refused.errors = unfixable.empty() ? std::move(editedErrors) : std::move(unfixable);
     return refused;
 }
 

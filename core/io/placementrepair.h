@@ -46,7 +46,8 @@ struct PlacementRepair
     // What changed beyond the edit, for the user: the global batch that followed DP, a TP or CP
     // split across datacenters that had to be dropped.
     std::vector<std::string> notes;
-    // When nothing is valid: the errors of the edited scenario as it was (the reason to refuse).
+    // When nothing is valid, the reason to refuse: the errors that every candidate placement
+    // has, or (when each has different ones) the errors of the edited scenario as it was.
     std::vector<Diagnostic> errors;
 };
 
