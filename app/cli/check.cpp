@@ -27,7 +27,7 @@ int runCheck(const std::vector<std::string>& args, std::ostream& out, std::ostre
         }
         // "-" alone would mean stdin, which check does not read; any other dash is an option.
         if (!optionsEnded && arg.starts_with("-")) {
-            err << "archipelago-cli check: unknown option '" << arg << "'\n"
+            err << "archipelago-cli check: unknown option '" << core::displayText(arg) << "'\n"
                 << "Usage: archipelago-cli check SCENARIO.json...\n";
             return kExitUsage;
         }
@@ -47,7 +47,7 @@ int runCheck(const std::vector<std::string>& args, std::ostream& out, std::ostre
         for (const core::Diagnostic& d : result.warnings)
             err << d.toString() << '\n';
         if (result.ok())
-            out << file << ": ok\n";
+            out << core::displayText(file) << ": ok\n";
         else
             exitCode = kExitInvalidInput;
     }
