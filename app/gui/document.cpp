@@ -19,33 +19,21 @@ core::Diagnostic fileError(const QString& path, const QString& message)
     return d;
 }
 
-// Reads a file or a Qt resource (":/presets/default.json"), refusing oversized input before
-// reading it so that no file can exhaust memory.
+// Files on disk are read by core, through the one bounded, regular-files-only reader the CLI
+// uses too; only Qt resources (":/presets/default.json"), which live inside the executable, are
+// read here.
 core::LoadResult readScenario(const QString& path)
 {
+    if (!path.startsWith(QLatin1Char(':')))
+        return core::loadScenarioFile(QFile::encodeName(path).toStdString());
     core::LoadResult result;
-    const QFileInfo info(path);
-    if (!info.exists()) {
-        result.errors.push_back(fileError(path, QStringLiteral("no such file")));
-        return result;
-    }
-    if (info.isDir()) {
-        result.errors.push_back(fileError(path, QStringLiteral("is a folder, not a file")));
-        return result;
-    }
-    if (static_cast<std::uint64_t>(info.size()) > core::kMaxFileBytes) {
-        result.errors.push_back(
-            fileError(path, QStringLiteral("file of %1 bytes exceeds the limit of %2 bytes")
-                                .arg(info.size())
-                                .arg(static_cast<qulonglong>(core::kMaxFileBytes))));
-        return result;
-    }
     QFile file(path);
     if (!file.open(QIODevice::ReadOnly)) {
         result.errors.push_back(fileError(path, file.errorString()));
         return result;
     }
-    const QByteArray bytes = file.readAll();
+    // One byte past the limit, which parseScenario then refuses.
+    const QByteArray bytes = file.read(static_cast<qint64>(core::kMaxFileBytes) + 1);
     return core::parseScenario(
         std::string_view(bytes.constData(), static_cast<std::size_t>(bytes.size())),
         path.toStdString());

@@ -8,11 +8,9 @@
 #include "io/objectreader.h"
 #include "io/scenariocheck.h"
 #include "io/scenariojson.h"
+#include "io/textfile.h"
 
 #include <algorithm>
-#include <filesystem>
-#include <fstream>
-#include <iterator>
 
 namespace archipelago::core {
 
@@ -156,50 +154,11 @@ LoadResult parseScenario(std::string_view text, const std::string& fileName)
 
 LoadResult loadScenarioFile(const std::string& path)
 {
-    namespace fs = std::filesystem;
     DiagnosticSink sink(path);
-    std::error_code ec;
-    const fs::file_status status = fs::status(path, ec);
-    if (ec || !fs::exists(status)) {
-        sink.error({}, "cannot open the file: " +
-                           (ec ? ec.message() : std::string("no such file or directory")));
+    const std::optional<std::string> text = readTextFile(path, sink, "a scenario file");
+    if (!text)
         return finish(std::nullopt, sink);
-    }
-    if (fs::is_directory(status)) {
-        sink.error({}, "is a directory, expected a scenario file");
-        return finish(std::nullopt, sink);
-    }
-    if (!fs::is_regular_file(status)) {
-        sink.error({}, "is not a regular file");
-        return finish(std::nullopt, sink);
-    }
-    const std::uintmax_t size = fs::file_size(path, ec);
-    if (!ec && size > kMaxFileBytes) {
-        sink.error({}, "the file is " + std::to_string(size) + " bytes, larger than the " +
-                           std::to_string(kMaxFileBytes) + " a scenario may have");
-        return finish(std::nullopt, sink);
-    }
-    std::string text;
-    try {
-        std::ifstream in(path, std::ios::binary);
-        if (!in) {
-            sink.error({}, "cannot open the file for reading");
-            return finish(std::nullopt, sink);
-        }
-        // Bounded even if the file grows between the size check and the read (parseScenario
-        // then refuses it as too large).
-        text.resize(ec ? kMaxFileBytes + 1 : static_cast<std::size_t>(size) + 1);
-        in.read(text.data(), static_cast<std::streamsize>(text.size()));
-        if (in.bad()) {
-            sink.error({}, "error while reading the file");
-            return finish(std::nullopt, sink);
-        }
-        text.resize(static_cast<std::size_t>(in.gcount()));
-    } catch (const std::exception& ex) {
-        sink.error({}, std::string("cannot read the file: ") + ex.what());
-        return finish(std::nullopt, sink);
-    }
-    return parseScenario(text, path);
+    return parseScenario(*text, path);
 }
 
 } // namespace archipelago::core
