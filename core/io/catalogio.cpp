@@ -20,44 +20,29 @@ constexpr Need kOpt = Need::Optional;
 inline constexpr const char* kCatalogFormat = "archipelago-catalog";
 inline constexpr int kCatalogVersion = 1;
 
-// Reads a number and checks its range: catalog figures feed divisions in the cost model, so a
-// zero bandwidth or a negative price must never get through.
-void number(ObjectReader& r, std::string_view key, double& out, Need need, const NumberLimit& limit)
-{
-    if (r.number(key, out, need, limit.expected) && !limit.contains(out))
-        r.error(key, "expected " + std::string(limit.expected) + ", got " + formatNumber(out));
-}
-
-void integer(ObjectReader& r, std::string_view key, int& out, Need need, const IntLimit& limit)
-{
-    if (r.integer(key, out, need, limit.expected) && !limit.contains(out))
-        r.error(key, "expected " + std::string(limit.expected) + ", got " + std::to_string(out));
-}
-
 void readAccelerator(ObjectReader& r, AcceleratorSpec& a)
 {
     r.string("name", a.name, kReq);
     r.string("generation", a.generation);
-    number(r, "peak_tflops_bf16", a.peakTflopsBf16, kReq, kPositiveNumber);
-    number(r, "peak_tflops_fp8", a.peakTflopsFp8, kOpt, kNonNegativeNumber);
-    number(r, "hbm_gib", a.hbmGib, kReq, kPositiveNumber);
-    number(r, "hbm_GBps", a.hbmGBps, kReq, kPositiveNumber);
-    number(r, "scale_up_GBps_per_direction", a.scaleUpGBpsPerDirection, kReq, kPositiveNumber);
-    integer(r, "scale_up_domain_gpus", a.scaleUpDomainGpus, kReq, kPositive);
-    integer(r, "sms", a.sms, kOpt, kNonNegative);
-    integer(r, "sms", a.sms, kOpt, kNonNegative);
-    number(r, "nic_Gbps", a.nicGbps, kReq, kPositiveNumber);
-    number(r, "watts", a.watts, kOpt, kNonNegativeNumber);
-    number(r, "price_usd", a.priceUsd, kOpt, kNonNegativeNumber);
+    r.number("peak_tflops_bf16", a.peakTflopsBf16, kReq, kPositiveNumber);
+    r.number("peak_tflops_fp8", a.peakTflopsFp8, kOpt, kNonNegativeNumber);
+    r.number("hbm_gib", a.hbmGib, kReq, kHbmGib);
+    r.number("hbm_GBps", a.hbmGBps, kReq, kPositiveNumber);
+    r.number("scale_up_GBps_per_direction", a.scaleUpGBpsPerDirection, kReq, kPositiveNumber);
+    r.integer("scale_up_domain_gpus", a.scaleUpDomainGpus, kReq, kPositive);
+    r.integer("sms", a.sms, kOpt, kNonNegative);
+    r.number("nic_Gbps", a.nicGbps, kReq, kPositiveNumber);
+    r.number("watts", a.watts, kOpt, kNonNegativeNumber);
+    r.number("price_usd", a.priceUsd, kOpt, kNonNegativeNumber);
     r.object("efficiency", kOpt, [&](ObjectReader& e) {
         EfficiencyParams& p = a.efficiency;
-        number(e, "gemm_peak", p.gemmPeakEfficiency, kOpt, kFraction);
-        number(e, "gemm_half_dim", p.gemmHalfDim, kOpt, kNonNegativeNumber);
-        number(e, "memory_bound", p.memoryBoundEfficiency, kOpt, kFraction);
-        number(e, "comm_interference", p.commInterference, kOpt, kProbability);
-        number(e, "kernel_overhead_s", p.kernelOverheadS, kOpt, kLatencyS);
-        number(e, "scale_up_bus_efficiency", p.scaleUpBusEfficiency, kOpt, kFraction);
-        number(e, "scale_out_bus_efficiency", p.scaleOutBusEfficiency, kOpt, kFraction);
+        e.number("gemm_peak", p.gemmPeakEfficiency, kOpt, kFraction);
+        e.number("gemm_half_dim", p.gemmHalfDim, kOpt, kNonNegativeNumber);
+        e.number("memory_bound", p.memoryBoundEfficiency, kOpt, kFraction);
+        e.number("comm_interference", p.commInterference, kOpt, kProbability);
+        e.number("kernel_overhead_s", p.kernelOverheadS, kOpt, kLatencyS);
+        e.number("scale_up_bus_efficiency", p.scaleUpBusEfficiency, kOpt, kFraction);
+        e.number("scale_out_bus_efficiency", p.scaleOutBusEfficiency, kOpt, kFraction);
     });
     r.string("source", a.source);
 }
@@ -65,19 +50,19 @@ void readAccelerator(ObjectReader& r, AcceleratorSpec& a)
 void readNic(ObjectReader& r, NicSpec& n)
 {
     r.string("name", n.name, kReq);
-    number(r, "Gbps", n.gbps, kReq, kPositiveNumber);
-    number(r, "watts", n.watts, kOpt, kNonNegativeNumber);
-    number(r, "price_usd", n.priceUsd, kOpt, kNonNegativeNumber);
+    r.number("Gbps", n.gbps, kReq, kPositiveNumber);
+    r.number("watts", n.watts, kOpt, kNonNegativeNumber);
+    r.number("price_usd", n.priceUsd, kOpt, kNonNegativeNumber);
     r.string("source", n.source);
 }
 
 void readSwitch(ObjectReader& r, SwitchSpec& s)
 {
     r.string("name", s.name, kReq);
-    integer(r, "radix", s.radix, kReq, kPositive);
-    number(r, "port_Gbps", s.portGbps, kReq, kPositiveNumber);
-    number(r, "watts", s.watts, kOpt, kNonNegativeNumber);
-    number(r, "price_usd", s.priceUsd, kOpt, kNonNegativeNumber);
+    r.integer("radix", s.radix, kReq, kPositive);
+    r.number("port_Gbps", s.portGbps, kReq, kPositiveNumber);
+    r.number("watts", s.watts, kOpt, kNonNegativeNumber);
+    r.number("price_usd", s.priceUsd, kOpt, kNonNegativeNumber);
     r.string("source", s.source);
 }
 
@@ -86,10 +71,10 @@ void readOptic(ObjectReader& r, OpticSpec& o)
     r.string("name", o.name, kReq);
     r.enumeration("reach", o.reach, opticReachFromString,
                   "dac | aoc | sr | dr | fr | lr | zr | zr+", kReq);
-    number(r, "Gbps", o.gbps, kReq, kPositiveNumber);
-    number(r, "max_reach_m", o.maxReachM, kOpt, kNonNegativeNumber);
-    number(r, "watts", o.watts, kOpt, kNonNegativeNumber);
-    number(r, "price_usd", o.priceUsd, kOpt, kNonNegativeNumber);
+    r.number("Gbps", o.gbps, kReq, kPositiveNumber);
+    r.number("max_reach_m", o.maxReachM, kOpt, kNonNegativeNumber);
+    r.number("watts", o.watts, kOpt, kNonNegativeNumber);
+    r.number("price_usd", o.priceUsd, kOpt, kNonNegativeNumber);
     r.boolean("coherent", o.coherent);
     r.string("source", o.source);
 }
@@ -97,13 +82,13 @@ void readOptic(ObjectReader& r, OpticSpec& o)
 void readLineSystem(ObjectReader& r, LineSystemSpec& l)
 {
     r.string("name", l.name, kReq);
-    number(r, "amplifier_spacing_km", l.amplifierSpacingKm, kOpt, kPositiveNumber);
-    number(r, "amplifier_price_usd", l.amplifierPriceUsd, kOpt, kNonNegativeNumber);
-    number(r, "amplifier_watts", l.amplifierWatts, kOpt, kNonNegativeNumber);
-    number(r, "terminal_price_usd", l.terminalPriceUsd, kOpt, kNonNegativeNumber);
-    number(r, "terminal_watts", l.terminalWatts, kOpt, kNonNegativeNumber);
-    integer(r, "max_wavelengths", l.maxWavelengths, kOpt, kPositive);
-    number(r, "max_reach_km", l.maxReachKm, kOpt, kNonNegativeNumber);
+    r.number("amplifier_spacing_km", l.amplifierSpacingKm, kOpt, kPositiveNumber);
+    r.number("amplifier_price_usd", l.amplifierPriceUsd, kOpt, kNonNegativeNumber);
+    r.number("amplifier_watts", l.amplifierWatts, kOpt, kNonNegativeNumber);
+    r.number("terminal_price_usd", l.terminalPriceUsd, kOpt, kNonNegativeNumber);
+    r.number("terminal_watts", l.terminalWatts, kOpt, kNonNegativeNumber);
+    r.integer("max_wavelengths", l.maxWavelengths, kOpt, kPositive);
+    r.number("max_reach_km", l.maxReachKm, kOpt, kNonNegativeNumber);
     r.string("source", l.source);
 }
 
@@ -152,7 +137,6 @@ Json catalogToJson(const Catalog& c)
                     {"hbm_GBps", a.hbmGBps},
                     {"scale_up_GBps_per_direction", a.scaleUpGBpsPerDirection},
                     {"scale_up_domain_gpus", a.scaleUpDomainGpus},
-                    {"sms", a.sms},
                     {"sms", a.sms},
                     {"nic_Gbps", a.nicGbps},
                     {"watts", a.watts},

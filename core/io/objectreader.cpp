@@ -76,6 +76,33 @@ bool ObjectReader::number(std::string_view key, double& out, Need need, std::str
     return v && readNumber(*v, pointerOf(key), sink_, out, expected);
 }
 
+bool ObjectReader::integer(std::string_view key, int& out, Need need, const limits::IntLimit& limit)
+{
+    int value = 0;
+    if (!integer(key, value, need, limit.expected))
+        return false;
+    if (!limit.contains(value)) {
+        error(key, "expected " + std::string(limit.expected) + ", got " + std::to_string(value));
+        return false;
+    }
+    out = value;
+    return true;
+}
+
+bool ObjectReader::number(std::string_view key, double& out, Need need,
+                          const limits::NumberLimit& limit)
+{
+    double value = 0.0;
+    if (!number(key, value, need, limit.expected))
+        return false;
+    if (!limit.contains(value)) {
+        error(key, "expected " + std::string(limit.expected) + ", got " + formatNumber(value));
+        return false;
+    }
+    out = value;
+    return true;
+}
+
 bool ObjectReader::boolean(std::string_view key, bool& out, Need need)
 {
     const Json* v = find(key, need, "true or false");

@@ -44,6 +44,10 @@ public:
                  std::string_view expected = "a positive integer");
     bool number(std::string_view key, double& out, Need need,
                 std::string_view expected = "a positive number");
+    // The same, and the value must lie in `limit` (the ranges of model/scenariolimits.h, which
+    // every reader shares so that a value refused in one file is refused in all).
+    bool integer(std::string_view key, int& out, Need need, const limits::IntLimit& limit);
+    bool number(std::string_view key, double& out, Need need, const limits::NumberLimit& limit);
     bool boolean(std::string_view key, bool& out, Need need = Need::Optional);
     bool string(std::string_view key, std::string& out, Need need = Need::Optional);
 

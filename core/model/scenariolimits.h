@@ -11,7 +11,7 @@ namespace archipelago::core {
 
 // Upper bounds that keep any file from exhausting memory or time.
 inline constexpr std::int64_t kMaxGpus = 100'000'000;
-inline constexpr int kMaxObjects = 100'000;   // datacenters, pods, links, shards, ...
+inline constexpr int kMaxObjects = 100'000; // datacenters, pods, links, shards, ...
 inline constexpr std::size_t kMaxFileBytes = 64u * 1024u * 1024u;
 
 } // namespace archipelago::core
@@ -65,6 +65,8 @@ inline constexpr NumberLimit kDistanceKm{0.0, 20'000.0, false, "a number in [0, 
 inline constexpr NumberLimit kOversubscription{1.0, 1'000.0, false, "a number in [1, 1000]"};
 inline constexpr NumberLimit kProbability{0.0, 1.0, false, "a number in [0, 1]"};
 inline constexpr NumberLimit kLatencyS{0.0, 1.0, false, "a number of seconds in [0, 1]"};
+// No accelerator has less than a GiB of HBM; a bound against typos such as 1e-300.
+inline constexpr NumberLimit kHbmGib{1.0, 100'000.0, false, "a number of GiB in [1, 100000]"};
 inline constexpr NumberLimit kFraction{0.0, 1.0, true, "a number in (0, 1]"};
 
 } // namespace archipelago::core::limits
