@@ -1,0 +1,101 @@
+#include "io/evaluationjson.h"
+
+namespace archipelago::core {
+
+namespace {
+
+using nlohmann::json;
+using namespace evalkeys;
+
+json breakdownJson(const Breakdown& b)
+{
+    return {{kForwardS, b.forwardS},
+            {kBackwardS, b.backwardS},
+            {kRecomputeS, b.recomputeS},
+            {kTpCommS, b.tpCommS},
+            {kCpCommS, b.cpCommS},
+            {kEpCommS, b.epCommS},
+            {kPpCommS, b.ppCommS},
+            {kDpCommS, b.dpCommS},
+            {kOptimizerS, b.optimizerS},
+            {kBubbleS, b.bubbleS},
+            {kInterferenceS, b.interferenceS}};
+}
+
+json memoryJson(const MemoryBreakdown& m)
+{
+    return {{kWeightsGib, m.weightsGib},     {kGradientsGib, m.gradientsGib},
+            {kOptimizerGib, m.optimizerGib}, {kActivationsGib, m.activationsGib},
+            {kOtherGib, m.otherGib},         {kInFlightMicroBatches, m.inFlightMicroBatches},
+            {kWorstStage, m.worstStage}};
+}
+
+json bomJson(const std::vector<BomItem>& items)
+{
+    json bom = json::array();
+    for (const BomItem& item : items)
+        bom.push_back({{kItem, item.item},
+                       {kCategory, item.category},
+                       {kScope, item.scope},
+                       {kCount, item.count},
+                       {kUnitPriceUsd, item.unitPriceUsd},
+                       {kUnitWatts, item.unitWatts},
+                       {kCapexUsd, item.capexUsd()},
+                       {kPowerW, item.powerW()}});
+    return bom;
+}
+
+json trafficJson(const std::vector<LinkTraffic>& traffic)
+{
+    json out = json::array();
+    for (const LinkTraffic& t : traffic) {
+        json j{{kLinkClass, toString(t.linkClass)},
+               {kBytesPerIteration, t.bytesPerIteration},
+               {kBusyS, t.busyS},
+               {kUtilisation, t.utilisation}};
+        if (t.dciLinkId >= 0)
+            j[kDciLink] = t.dciLinkId;
+        out.push_back(std::move(j));
+    }
+    return out;
+}
+
+} // namespace
+
+std::string warningText(const Warning& warning)
+{
+    return warning.message;
+}
+
+json evaluationToJson(const std::string& file, const Evaluation& ev)
+{
+    json warnings = json::array();
+    for (const Warning& w : ev.warnings)
+        warnings.push_back(warningText(w));
+    return {{kFile, file},
+            {kOk, ev.ok},
+            {kIterationTimeS, ev.iterationTimeS},
+            {kBubbleRatio, ev.bubbleRatio},
+            {kIdleOverCompute, ev.idleOverCompute},
+            {kMfu, ev.mfu},
+            {kHfu, ev.hfu},
+            {kTokensPerS, ev.tokensPerS},
+            {kModelFlops, ev.modelFlopsPerIteration},
+            {kHardwareFlops, ev.hardwareFlopsPerIteration},
+            {kMemoryPeakGib, ev.memoryPeakGib},
+            {kFitsInMemory, ev.fitsInMemory},
+            {kHbmGib, ev.hbmGib},
+            {kMemory, memoryJson(ev.memory)},
+            {kNetworkCapexUsd, ev.networkCapexUsd},
+            {kNetworkPowerW, ev.networkPowerW},
+            {kBreakdown, breakdownJson(ev.breakdown)},
+            {kBom, bomJson(ev.bom)},
+            {kTraffic, trafficJson(ev.traffic)},
+            {kTimeToTrainS, ev.timeToTrainS},
+            {kGpuHours, ev.gpuHoursToTrain},
+            {kGpus, ev.gpus},
+            {kWarnings, warnings},
+            {kAssumptions, ev.assumptions}};
+}
+
+} // namespace archipelago::core

@@ -1,0 +1,87 @@
+// An Evaluation as JSON (ARCHITECTURE.md section 6, `evaluate --json`): one writer shared by the
+// CLI, the reports and the explorer, with every key spelled once below.
+#pragma once
+
+#include "model/evaluation.h"
+
+#include <nlohmann/json.hpp>
+
+#include <string>
+
+namespace archipelago::core {
+
+namespace evalkeys {
+inline constexpr const char* kFile = "file";
+inline constexpr const char* kOk = "ok";
+inline constexpr const char* kIterationTimeS = "iteration_time_s";
+inline constexpr const char* kBubbleRatio = "bubble_ratio";
+inline constexpr const char* kIdleOverCompute = "idle_over_compute";
+inline constexpr const char* kMfu = "mfu";
+inline constexpr const char* kHfu = "hfu";
+inline constexpr const char* kTokensPerS = "tokens_per_s";
+inline constexpr const char* kModelFlops = "model_flops_per_iteration";
+inline constexpr const char* kHardwareFlops = "hardware_flops_per_iteration";
+inline constexpr const char* kMemoryPeakGib = "memory_peak_gib";
+inline constexpr const char* kFitsInMemory = "fits_in_memory";
+inline constexpr const char* kHbmGib = "hbm_gib";
+inline constexpr const char* kMemory = "memory";
+inline constexpr const char* kNetworkCapexUsd = "network_capex_usd";
+inline constexpr const char* kNetworkPowerW = "network_power_w";
+inline constexpr const char* kBreakdown = "breakdown";
+inline constexpr const char* kBom = "bom";
+inline constexpr const char* kTraffic = "traffic";
+inline constexpr const char* kTimeToTrainS = "time_to_train_s";
+inline constexpr const char* kGpuHours = "gpu_hours";
+inline constexpr const char* kGpus = "gpus";
+inline constexpr const char* kWarnings = "warnings";
+inline constexpr const char* kAssumptions = "assumptions";
+
+// memory
+inline constexpr const char* kWeightsGib = "weights_gib";
+inline constexpr const char* kGradientsGib = "gradients_gib";
+inline constexpr const char* kOptimizerGib = "optimizer_gib";
+inline constexpr const char* kActivationsGib = "activations_gib";
+inline constexpr const char* kOtherGib = "other_gib";
+inline constexpr const char* kInFlightMicroBatches = "in_flight_micro_batches";
+inline constexpr const char* kWorstStage = "worst_stage";
+
+// breakdown
+inline constexpr const char* kForwardS = "forward_s";
+inline constexpr const char* kBackwardS = "backward_s";
+inline constexpr const char* kRecomputeS = "recompute_s";
+inline constexpr const char* kTpCommS = "tp_comm_s";
+inline constexpr const char* kCpCommS = "cp_comm_s";
+inline constexpr const char* kEpCommS = "ep_comm_s";
+inline constexpr const char* kPpCommS = "pp_comm_s";
+inline constexpr const char* kDpCommS = "dp_comm_s";
+inline constexpr const char* kOptimizerS = "optimizer_s";
+inline constexpr const char* kBubbleS = "bubble_s";
+inline constexpr const char* kInterferenceS = "interference_s";
+
+// bom
+inline constexpr const char* kItem = "item";
+inline constexpr const char* kCategory = "category";
+inline constexpr const char* kScope = "scope";
+inline constexpr const char* kCount = "count";
+inline constexpr const char* kUnitPriceUsd = "unit_price_usd";
+inline constexpr const char* kUnitWatts = "unit_watts";
+inline constexpr const char* kCapexUsd = "capex_usd";
+inline constexpr const char* kPowerW = "power_w";
+
+// traffic
+inline constexpr const char* kLinkClass = "link_class";
+inline constexpr const char* kBytesPerIteration = "bytes_per_iteration";
+inline constexpr const char* kBusyS = "busy_s";
+inline constexpr const char* kUtilisation = "utilisation";
+inline constexpr const char* kDciLink = "dci_link";
+} // namespace evalkeys
+
+// The evaluation of the scenario read from `file`. Keys come out sorted (nlohmann::json), so
+// the text is stable for diffs and golden files. Dump it with
+// nlohmann::json::error_handler_t::replace: `file` is whatever bytes the user's path held.
+nlohmann::json evaluationToJson(const std::string& file, const Evaluation& evaluation);
+
+// The text of a warning as the JSON carries it.
+std::string warningText(const Warning& warning);
+
+} // namespace archipelago::core
