@@ -1,210 +1,246 @@
+// Reading the published-runs format with the same reader, limits and messages as the scenario
+// and the catalog (io/objectreader.h, model/scenariolimits.h): "FILE: /json/pointer: expected
+// ..., got ...", unknown keys as warnings, null accepted only where a paper may leave a value
+// unpublished.
 #include "validation/publishedruns.h"
 
-#include <nlohmann/json.hpp>
+#include "io/objectreader.h"
+#include "io/textfile.h"
+#include "model/scenariolimits.h"
+#include "validation/publishedrunsjson.h"
 
-#include <fstream>
-#include <sstream>
+#include <algorithm>
+#include <unordered_set>
 
 namespace archipelago::core {
 
 namespace {
 
-using Json = nlohmann::json;
+using namespace limits;
+namespace key = runkeys;
 
-// Reads fields of one object, reporting "FILE: /pointer: expected ..., got ..." errors.
-class Fields
+constexpr Need kReq = Need::Required;
+constexpr Need kOpt = Need::Optional;
+
+// A key that must be present but may be null ("not published"): the value, or nullptr for null
+// or absent (absent is then an error).
+const Json* nullable(ObjectReader& r, std::string_view key, std::string_view expected)
 {
-public:
-    Fields(const Json& object, std::string pointer, const std::string& file,
-           std::vector<Diagnostic>& errors)
-        : j_(object)
-        , ptr_(std::move(pointer))
-        , file_(file)
-        , errors_(errors)
-    {
-        if (!j_.is_object())
-            error(ptr_, "expected an object, got " + describe(j_));
-    }
-
-    bool valid() const { return j_.is_object(); }
-    std::string at(const std::string& key) const { return ptr_ + "/" + key; }
-
-    void error(const std::string& pointer, std::string message)
-    {
-        errors_.push_back({Diagnostic::Severity::Error, file_, pointer, std::move(message)});
-    }
-
-    const Json* get(const std::string& key, bool nullable)
-    {
-        if (!valid())
-            return nullptr;
-        auto it = j_.find(key);
-        if (it == j_.end()) {
-            error(at(key), "missing required field");
-            return nullptr;
-        }
-        if (it->is_null() && !nullable) {
-            error(at(key), "expected a value, got null");
-            return nullptr;
-        }
-        return it->is_null() ? nullptr : &*it;
-    }
-
-    std::optional<int> integer(const std::string& key, int min, bool nullable = false)
-    {
-        const Json* v = get(key, nullable);
-        if (!v)
-            return std::nullopt;
-        if (!v->is_number_integer() || v->get<long long>() < min ||
-            v->get<long long>() > 1'000'000'000) {
-            error(at(key),
-                  "expected an integer >= " + std::to_string(min) + ", got " + describe(*v));
-            return std::nullopt;
-        }
-        return static_cast<int>(v->get<long long>());
-    }
-
-    std::optional<double> number(const std::string& key, bool nullable = false)
-    {
-        const Json* v = get(key, nullable);
-        if (!v)
-            return std::nullopt;
-        if (!v->is_number() || !(v->get<double>() > 0.0) || v->get<double>() > 1e30) {
-            error(at(key), "expected a positive number, got " + describe(*v));
-            return std::nullopt;
-        }
-        return v->get<double>();
-    }
-
-    std::optional<std::string> text(const std::string& key, bool nullable = false)
-    {
-        const Json* v = get(key, nullable);
-        if (!v)
-            return std::nullopt;
-        if (!v->is_string()) {
-            error(at(key), "expected a string, got " + describe(*v));
-            return std::nullopt;
-        }
-        return v->get<std::string>();
-    }
-
-    std::optional<bool> boolean(const std::string& key)
-    {
-        const Json* v = get(key, true);
-        if (!v)
-            return std::nullopt;
-        if (!v->is_boolean()) {
-            error(at(key), "expected true, false or null, got " + describe(*v));
-            return std::nullopt;
-        }
-        return v->get<bool>();
-    }
-
-    const Json& child(const std::string& key)
-    {
-        static const Json null;
-        const Json* v = get(key, false);
-        return v ? *v : null;
-    }
-
-    static std::string describe(const Json& v)
-    {
-        std::string s = v.dump();
-        return s.size() > 40 ? s.substr(0, 37) + "..." : s;
-    }
-
-private:
-    const Json& j_;
-    std::string ptr_;
-    const std::string& file_;
-    std::vector<Diagnostic>& errors_;
-};
-
-template <typename T> void set(T& out, const std::optional<T>& v)
-{
-    if (v)
-        out = *v;
+    const Json* v = r.find(key, kReq, std::string(expected) + " or null");
+    return v && !v->is_null() ? v : nullptr;
 }
 
-void readModel(Fields f, PublishedRun& r)
+std::optional<int> nullableInt(ObjectReader& r, std::string_view key, const IntLimit& limit)
 {
-    Workload& w = r.model;
-    set(w.layers, f.integer("layers", 1));
-    set(w.hidden, f.integer("hidden", 1));
-    set(w.heads, f.integer("heads", 1));
-    set(w.kvHeads, f.integer("kv_heads", 1));
-    set(w.ffnHidden, f.integer("ffn_hidden", 1));
-    set(w.vocab, f.integer("vocab", 1));
-    set(w.seqLen, f.integer("seq_len", 1));
-    if (auto a = f.text("ffn_activation")) {
-        if (auto act = ffnActivationFromString(*a))
-            w.activation = *act;
-        else
-            f.error(f.at("ffn_activation"), "expected \"gelu\" or \"swiglu\", got \"" + *a + "\"");
+    const Json* v = nullable(r, key, limit.expected);
+    int value = 0;
+    const std::string expected = std::string(limit.expected) + " or null";
+    if (!v || !readInt(*v, r.pointerOf(key), r.sink(), value, expected))
+        return std::nullopt;
+    if (!limit.contains(value)) {
+        r.error(key, "expected " + expected + ", got " + std::to_string(value));
+        return std::nullopt;
     }
-    if (f.valid() && w.hidden % w.heads != 0)
-        f.error(f.at("heads"), "expected a divisor of hidden " + std::to_string(w.hidden));
-    if (f.valid() && (w.kvHeads > w.heads || w.heads % w.kvHeads != 0))
-        f.error(f.at("kv_heads"), "expected a divisor of heads " + std::to_string(w.heads));
+    return value;
 }
 
-void readTraining(Fields f, PublishedRun& r)
+std::optional<bool> nullableBool(ObjectReader& r, std::string_view key)
 {
-    set(r.model.globalBatch, f.integer("global_batch", 1));
-    r.microBatch = f.integer("micro_batch", 1, true);
-    set(r.tp, f.integer("tp", 1));
-    set(r.pp, f.integer("pp", 1));
-    set(r.dp, f.integer("dp", 1));
-    set(r.cp, f.integer("cp", 1));
-    set(r.ep, f.integer("ep", 1));
-    r.virtualStages = f.integer("virtual_stages", 1, true);
-    r.sequenceParallel = f.boolean("sequence_parallel");
-    if (auto rc = f.text("recompute", true)) {
-        if (*rc == "full")
-            r.recompute = Recompute::Full;
-        else if (*rc == "selective")
-            r.recompute = Recompute::Selective;
-        else
-            f.error(f.at("recompute"),
-                    "expected \"full\", \"selective\" or null, got \"" + *rc + "\"");
+    const Json* v = nullable(r, key, "true or false");
+    if (!v)
+        return std::nullopt;
+    if (!v->is_boolean()) {
+        r.error(key, "expected true, false or null, got " + describeJson(*v));
+        return std::nullopt;
     }
-    if (auto p = f.text("precision")) {
-        if (auto pr = precisionFromString(*p))
-            r.model.precision = *pr;
-        else
-            f.error(f.at("precision"), "expected \"bf16\" or \"fp8\", got \"" + *p + "\"");
+    return v->get<bool>();
+}
+
+// One of `choices` (an enum's names), or nullopt after an error naming them all.
+std::optional<std::string> choice(ObjectReader& r, const Json& v, const std::string& pointer,
+                                  const std::vector<std::string_view>& choices,
+                                  std::string_view orElse = {})
+{
+    std::string expected = "one of ";
+    for (std::size_t i = 0; i < choices.size(); ++i)
+        expected += (i > 0 ? (i + 1 == choices.size() && orElse.empty() ? " or " : ", ") : "") +
+                    ("\"" + std::string(choices[i]) + "\"");
+    expected += orElse;
+    if (v.is_string()) {
+        const std::string& s = v.get_ref<const std::string&>();
+        if (std::find(choices.begin(), choices.end(), s) != choices.end())
+            return s;
+    }
+    r.sink().error(pointer, "expected " + expected + ", got " + describeJson(v));
+    return std::nullopt;
+}
+
+void readModel(ObjectReader& r, Workload& w)
+{
+    const std::size_t errorsBefore = r.sink().errors().size();
+    r.integer(key::kLayers, w.layers, kReq, kLayers);
+    r.integer(key::kHidden, w.hidden, kReq, kPositive);
+    r.integer(key::kHeads, w.heads, kReq, kPositive);
+    r.integer(key::kKvHeads, w.kvHeads, kReq, kPositive);
+    r.integer(key::kFfnHidden, w.ffnHidden, kReq, kPositive);
+    r.integer(key::kVocab, w.vocab, kReq, kPositive);
+    r.integer(key::kSeqLen, w.seqLen, kReq, kPositive);
+    r.enumeration(key::kFfnActivation, w.activation, ffnActivationFromString, "gelu | swiglu",
+                  kReq);
+    // The count stops at DiagnosticSink::kMaxKept, so the divisors are tested too.
+    if (r.sink().errors().size() == errorsBefore && w.heads > 0 && w.kvHeads > 0) {
+        if (w.hidden % w.heads != 0)
+            r.error(key::kHeads, "expected a divisor of hidden " + std::to_string(w.hidden) +
+                                     ", got " + std::to_string(w.heads));
+        else if (w.kvHeads > w.heads || w.heads % w.kvHeads != 0)
+            r.error(key::kKvHeads, "expected a divisor of heads " + std::to_string(w.heads) +
+                                       ", got " + std::to_string(w.kvHeads));
     }
 }
 
-void readFabric(Fields f, PublishedRun& r, const Json& fabric)
+void readOptimizations(ObjectReader& r, PublishedRun& run)
 {
-    if (auto k = f.text("kind")) {
-        if (auto kind = fabricKindFromString(*k))
-            r.fabricKind = *kind;
-        else
-            f.error(f.at("kind"), "expected clos, rail-optimized or rail-only, got \"" + *k + "\"");
-    }
-    set(r.fabricTiers, f.integer("tiers", 1));
-    if (f.valid() && fabric.contains("pod_gpus")) {
-        set(r.podGpus, f.integer("pod_gpus", 1));
-        set(r.podOversubscription, f.number("pod_oversubscription"));
+    static const std::vector<std::string_view> kKnown = {
+        "parallel_block",  "sliding_window_attention", "tp_comm_overlap",
+        "pp_comm_overlap", "dp_comm_overlap",          "fused_kernels"};
+    const Json* v = r.find(key::kOptimizations, kOpt, "a list of optimizations");
+    if (!v || v->is_null())
+        return;
+    r.array(key::kOptimizations, kOpt, [&](const Json& element, const std::string& pointer) {
+        if (auto name = choice(r, element, pointer, kKnown))
+            run.optimizations.push_back(*name);
+    });
+}
+
+void readTraining(ObjectReader& r, PublishedRun& run)
+{
+    r.integer(key::kGlobalBatch, run.model.globalBatch, kReq, kGlobalBatch);
+    run.microBatch = nullableInt(r, key::kMicroBatch, kPositive);
+    r.integer(key::kTp, run.tp, kReq, kPositive);
+    r.integer(key::kPp, run.pp, kReq, kPositive);
+    r.integer(key::kDp, run.dp, kReq, kPositive);
+    r.integer(key::kCp, run.cp, kReq, kPositive);
+    r.integer(key::kEp, run.ep, kReq, kPositive);
+    run.virtualStages = nullableInt(r, key::kVirtualStages, kPositive);
+    run.sequenceParallel = nullableBool(r, key::kSequenceParallel);
+    if (const Json* v = nullable(r, key::kRecompute, "\"full\" or \"selective\""))
+        if (auto name =
+                choice(r, *v, r.pointerOf(key::kRecompute), {"full", "selective"}, " or null"))
+            run.recompute = *name == "full" ? Recompute::Full : Recompute::Selective;
+    r.enumeration(key::kPrecision, run.model.precision, precisionFromString, "bf16 | fp8", kReq);
+    // A name ("Megatron-LM", "NeMo", ...): a stack the README does not list yet is no error.
+    if (const Json* v = r.find(key::kSoftware, kOpt, "a string"); v && !v->is_null())
+        if (std::string name; r.string(key::kSoftware, name))
+            run.software = name;
+    readOptimizations(r, run);
+}
+
+void readFabric(ObjectReader& r, PublishedRun& run)
+{
+    r.enumeration(key::kFabricKind, run.fabricKind, fabricKindFromString,
+                  "clos | rail-optimized | rail-only", kReq);
+    r.integer(key::kTiers, run.fabricTiers, kReq, kTiers);
+    // Either one oversubscription for the whole fabric, or a pod of full bisection with an
+    // oversubscription above it (the README's two forms).
+    if (r.find(key::kPodGpus, kOpt, "")) {
+        r.integer(key::kPodGpus, run.podGpus, kReq, kPositive);
+        r.number(key::kPodOversubscription, run.podOversubscription, kReq, kOversubscription);
+        if (r.find(key::kOversubscription, kOpt, ""))
+            r.error(key::kOversubscription, "expected either oversubscription or pod_gpus with "
+                                            "pod_oversubscription, got both");
     } else {
-        set(r.oversubscription, f.number("oversubscription"));
+        r.number(key::kOversubscription, run.oversubscription, kReq, kOversubscription);
+        if (r.find(key::kPodOversubscription, kOpt, ""))
+            r.error(key::kPodOversubscription, "expected pod_gpus beside pod_oversubscription");
     }
 }
 
-void readSystem(Fields f, PublishedRun& r, const std::string& file, std::vector<Diagnostic>& errors)
+void readSystem(ObjectReader& r, PublishedRun& run)
 {
-    set(r.accelerator, f.text("accelerator"));
-    set(r.peakDenseTflops, f.number("peak_dense_tflops"));
-    set(r.hbmGib, f.number("hbm_gib"));
-    set(r.gpus, f.integer("gpus", 1));
-    set(r.gpusPerNode, f.integer("gpus_per_node", 1));
-    set(r.scaleUpGBpsPerDirection, f.number("scale_up_GBps_per_direction"));
-    set(r.scaleOutGbpsPerGpu, f.number("scale_out_Gbps_per_gpu"));
-    const Json& fabric = f.child("fabric");
-    if (f.valid())
-        readFabric(Fields(fabric, f.at("fabric"), file, errors), r, fabric);
+    r.string(key::kAccelerator, run.accelerator, kReq);
+    r.number(key::kPeakDenseTflops, run.peakDenseTflops, kReq, kPositiveNumber);
+    r.number(key::kHbmGib, run.hbmGib, kReq, kHbmGib);
+    r.integer(key::kGpus, run.gpus, kReq, kPositive);
+    r.integer(key::kGpusPerNode, run.gpusPerNode, kReq, kPositive);
+    r.number(key::kScaleUpGBps, run.scaleUpGBpsPerDirection, kReq, kPositiveNumber);
+    r.number(key::kScaleOutGbps, run.scaleOutGbpsPerGpu, kReq, kPositiveNumber);
+    r.object(key::kFabric, kReq, [&](ObjectReader& f) { readFabric(f, run); });
+}
+
+// Relations between fields, checked once every field of the run read cleanly.
+void checkRun(ObjectReader& r, const PublishedRun& run)
+{
+    const long long product = static_cast<long long>(run.tp) * run.pp * run.dp * run.cp;
+    const std::string system = r.pointerOf(key::kSystem);
+    if (product != run.gpus)
+        r.sink().error(childPointer(system, key::kGpus),
+                       "expected tp*pp*dp*cp = " + std::to_string(product) + ", got " +
+                           std::to_string(run.gpus));
+    if (run.gpusPerNode > 0 && run.gpus % run.gpusPerNode != 0)
+        r.sink().error(childPointer(system, key::kGpusPerNode),
+                       "expected a divisor of gpus " + std::to_string(run.gpus) + ", got " +
+                           std::to_string(run.gpusPerNode));
+}
+
+PublishedRun readRun(ObjectReader& r)
+{
+    PublishedRun run;
+    const std::size_t errorsBefore = r.sink().errors().size();
+    r.string(key::kId, run.id, kReq);
+    r.string(key::kSource, run.source, kReq);
+    if (const Json* v = r.find(key::kNotes, kOpt, "a string"); v && !v->is_null())
+        r.string(key::kNotes, run.notes, kOpt);
+    run.model.name = run.id;
+    r.object(key::kModel, kReq, [&](ObjectReader& o) { readModel(o, run.model); });
+    r.object(key::kTraining, kReq, [&](ObjectReader& o) { readTraining(o, run); });
+    r.object(key::kSystem, kReq, [&](ObjectReader& o) { readSystem(o, run); });
+    r.object(key::kMeasured, kReq, [&](ObjectReader& o) {
+        o.number(key::kIterationTimeS, run.measuredIterationS, kReq, kPositiveNumber);
+    });
+    if (r.sink().errors().size() == errorsBefore)
+        checkRun(r, run);
+    return run;
+}
+
+void readDocument(ObjectReader& root, PublishedRunsLoad& out)
+{
+    std::string format;
+    if (root.string(key::kFormat, format, kReq) && format != kPublishedRunsFormat)
+        root.error(key::kFormat, std::string("expected \"") + kPublishedRunsFormat + "\", got " +
+                                     describeJson(Json(format)));
+    int version = 0;
+    if (root.integer(key::kVersion, version, kReq, "1") && version != kPublishedRunsVersion)
+        root.error(key::kVersion, "expected " + std::to_string(kPublishedRunsVersion) + ", got " +
+                                      std::to_string(version));
+    std::string about;
+    root.string(key::kAbout, about);
+    if (root.sink().hasErrors())
+        return; // another kind of document: the runs would only add noise
+
+    const Json* runs = root.find(key::kRuns, kReq, "an array of runs");
+    if (!runs)
+        return;
+    if (!runs->is_array()) {
+        root.error(key::kRuns, "expected an array of runs, got " + describeJson(*runs));
+        return;
+    }
+    if (runs->empty()) {
+        root.error(key::kRuns, "expected at least one run, got an empty array");
+        return;
+    }
+    if (runs->size() > static_cast<std::size_t>(kMaxPublishedRuns)) {
+        root.error(key::kRuns, "expected at most " + std::to_string(kMaxPublishedRuns) +
+                                   " runs, got " + std::to_string(runs->size()));
+        return;
+    }
+    std::unordered_set<std::string> ids;
+    root.objects(key::kRuns, kReq, [&](ObjectReader& r) {
+        PublishedRun run = readRun(r);
+        if (!run.id.empty() && !ids.insert(run.id).second)
+            r.error(key::kId,
+                    "expected a unique id, got " + describeJson(Json(run.id)) + " a second time");
+        out.runs.push_back(std::move(run));
+    });
 }
 
 } // namespace
@@ -212,71 +248,37 @@ void readSystem(Fields f, PublishedRun& r, const std::string& file, std::vector<
 PublishedRunsLoad parsePublishedRuns(std::string_view text, const std::string& file)
 {
     PublishedRunsLoad out;
-    Json doc = Json::parse(text, nullptr, false);
-    if (doc.is_discarded()) {
-        out.errors.push_back(
-            {Diagnostic::Severity::Error, file, "", "expected JSON, not parseable"});
-        return out;
-    }
-    Fields top(doc, "", file, out.errors);
-    if (auto fmt = top.text("format"); fmt && *fmt != kPublishedRunsFormat)
-        top.error("/format",
-                  std::string("expected \"") + kPublishedRunsFormat + "\", got \"" + *fmt + "\"");
-    if (auto v = top.integer("version", 1); v && *v != kPublishedRunsVersion)
-        top.error("/version", "expected 1, got " + std::to_string(*v));
-    const Json& runs = top.child("runs");
-    if (top.valid() && !runs.is_array()) {
-        if (!runs.is_null())
-            top.error("/runs", "expected an array, got " + Fields::describe(runs));
-        return out;
-    }
-    if (!top.valid())
-        return out;
-    for (std::size_t i = 0; i < runs.size(); ++i) {
-        const std::string ptr = "/runs/" + std::to_string(i);
-        Fields f(runs[i], ptr, file, out.errors);
-        if (!f.valid())
-            continue;
-        PublishedRun r;
-        set(r.id, f.text("id"));
-        set(r.source, f.text("source"));
-        if (auto n = f.text("notes", true))
-            r.notes = *n;
-        r.model.name = r.id;
-        readModel(Fields(f.child("model"), f.at("model"), file, out.errors), r);
-        readTraining(Fields(f.child("training"), f.at("training"), file, out.errors), r);
-        readSystem(Fields(f.child("system"), f.at("system"), file, out.errors), r, file,
-                   out.errors);
-        Fields measured(f.child("measured"), f.at("measured"), file, out.errors);
-        set(r.measuredIterationS, measured.number("iteration_time_s"));
-        if (f.valid() && runs[i].contains("system") && runs[i]["system"].is_object()) {
-            const long long product = static_cast<long long>(r.tp) * r.pp * r.dp * r.cp;
-            if (product != r.gpus)
-                f.error(ptr + "/system/gpus", "expected tp*pp*dp*cp = " + std::to_string(product) +
-                                                  ", got " + std::to_string(r.gpus));
-            if (r.gpus % r.gpusPerNode != 0)
-                f.error(ptr + "/system/gpus_per_node",
-                        "expected a divisor of gpus " + std::to_string(r.gpus));
+    DiagnosticSink sink(file);
+    try {
+        Json doc;
+        if (text.size() > kMaxFileBytes)
+            sink.error({}, "the file is larger than the " + std::to_string(kMaxFileBytes) +
+                               " bytes a runs file may have; refusing to read it");
+        else if (parseJsonDocument(text, doc, sink) && !sink.hasErrors()) {
+            ObjectReader root(doc, {}, sink);
+            if (root.valid())
+                readDocument(root, out);
         }
-        for (const PublishedRun& other : out.runs)
-            if (other.id == r.id && !r.id.empty())
-                f.error(ptr + "/id", "expected a unique id, \"" + r.id + "\" repeats");
-        out.runs.push_back(std::move(r));
+    } catch (const std::exception& ex) {
+        // Only memory exhaustion can get here (the readers do not throw); no exception
+        // crosses the layer boundary.
+        sink.error({}, std::string("could not read the runs: ") + ex.what());
     }
+    out.errors = sink.takeErrors();
+    out.warnings = sink.takeWarnings();
+    if (!out.errors.empty())
+        out.runs.clear();
     return out;
 }
 
 PublishedRunsLoad loadPublishedRuns(const std::string& path)
 {
-    std::ifstream in(path, std::ios::binary);
-    if (!in) {
-        PublishedRunsLoad out;
-        out.errors.push_back({Diagnostic::Severity::Error, path, "", "cannot open the file"});
-        return out;
-    }
-    std::ostringstream text;
-    text << in.rdbuf();
-    return parsePublishedRuns(text.str(), path);
+    DiagnosticSink sink(path);
+    if (std::optional<std::string> text = readTextFile(path, sink, "a runs file"))
+        return parsePublishedRuns(*text, path);
+    PublishedRunsLoad out;
+    out.errors = sink.takeErrors();
+    return out;
 }
 
 } // namespace archipelago::core

@@ -4,9 +4,9 @@
 // share.
 #pragma once
 
+#include "io/scenarioio.h"
 #include "model/catalog.h"
 #include "model/scenario.h"
-#include "io/scenarioio.h"
 
 #include <optional>
 #include <string>
@@ -17,6 +17,9 @@ namespace archipelago::core {
 
 inline constexpr const char* kPublishedRunsFormat = "archipelago-published-runs";
 inline constexpr int kPublishedRunsVersion = 1;
+// Each run is evaluated several times (micro-batch and interleaving choices): a bound on the
+// work one file can ask for. Published tables hold tens of runs.
+inline constexpr int kMaxPublishedRuns = 10'000;
 
 struct PublishedRun
 {
@@ -29,6 +32,9 @@ struct PublishedRun
     std::optional<int> virtualStages;
     std::optional<bool> sequenceParallel;
     Recompute recompute = Recompute::None; // null = none
+    // Optional, read and checked; the model does not use them yet.
+    std::optional<std::string> software;
+    std::vector<std::string> optimizations;
     // System.
     std::string accelerator;
     double peakDenseTflops = 0.0;
@@ -48,7 +54,8 @@ struct PublishedRun
 struct PublishedRunsLoad
 {
     std::vector<PublishedRun> runs;
-    std::vector<Diagnostic> errors; // each names the file and the JSON pointer
+    std::vector<Diagnostic> errors;   // each names the file and the JSON pointer
+    std::vector<Diagnostic> warnings; // unknown keys
     bool ok() const { return errors.empty(); }
 };
 
@@ -71,7 +78,8 @@ struct RunComparison
     double measuredS = 0.0;
     double predictedS = 0.0;
     double error = 0.0; // predicted / measured - 1
-    bool ok = true;     // false: the model could not evaluate the run
+    bool ok = true;     // false: the model could not evaluate the run, see `reason`
+    std::string reason;
     std::vector<std::string> assumptions;
     std::vector<std::string> warnings;
 };
@@ -79,8 +87,12 @@ struct RunComparison
 struct ValidationReport
 {
     std::vector<RunComparison> runs;
+    // Over the runs that could be evaluated: a run the model cannot evaluate has no error to
+    // average, it is a failure of its own.
     double meanAbsError = 0.0;
     double maxAbsError = 0.0;
+    int evaluated = 0;
+    bool ok() const { return evaluated == static_cast<int>(runs.size()); }
 };
 
 ValidationReport validateRuns(const std::vector<PublishedRun>& runs, const Catalog& catalog);

@@ -25,6 +25,7 @@
 //    overlaps attention in both (always so in Megatron's context parallelism).
 #include "compute/computemodel.h"
 #include "evaluation/costmodel.h"
+#include "io/evaluationjson.h"
 #include "validation/publishedruns.h"
 
 #include <algorithm>
@@ -241,15 +242,26 @@ ValidationReport validateRuns(const std::vector<PublishedRun>& runs, const Catal
             evaluate(rs.scenario, catalog.mergedWith(rs.scenario.catalogOverrides));
         cmp.assumptions = std::move(rs.assumptions);
         for (const Warning& w : ev.warnings)
-            cmp.warnings.push_back(w.message);
-        cmp.ok = ev.ok;
+            cmp.warnings.push_back(warningText(w));
+        cmp.ok = ev.ok && cmp.measuredS > 0.0;
         cmp.predictedS = ev.iterationTimeS;
-        cmp.error = cmp.measuredS > 0.0 && ev.ok ? ev.iterationTimeS / cmp.measuredS - 1.0 : 1.0;
+        if (!cmp.ok) {
+            // Not a large error but no prediction at all: kept out of the averages and
+            // reported as a failure with the evaluation's own reasons.
+            for (const std::string& w : cmp.warnings)
+                cmp.reason += (cmp.reason.empty() ? "" : "; ") + w;
+            if (cmp.reason.empty())
+                cmp.reason = "the model could not evaluate this run";
+            report.runs.push_back(std::move(cmp));
+            continue;
+        }
+        cmp.error = ev.iterationTimeS / cmp.measuredS - 1.0;
         sum += std::abs(cmp.error);
         report.maxAbsError = std::max(report.maxAbsError, std::abs(cmp.error));
+        ++report.evaluated;
         report.runs.push_back(std::move(cmp));
     }
-    report.meanAbsError = runs.empty() ? 0.0 : sum / static_cast<double>(runs.size());
+    report.meanAbsError = report.evaluated == 0 ? 0.0 : sum / report.evaluated;
     return report;
 }
 
