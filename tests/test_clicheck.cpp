@@ -1,12 +1,17 @@
 // archipelago-cli check: exit codes and output lines (ARCHITECTURE.md section 6).
 #include "cli.h"
-#include "scenariofixtures.h"
 #include "io/scenarioio.h"
+#include "scenariofixtures.h"
 
 #include <QFile>
 #include <QTemporaryDir>
 #include <QtTest>
 
+#include <nlohmann/json.hpp>
+
+#include <sys/stat.h>
+
+#include <filesystem>
 #include <sstream>
 
 using namespace archipelago;
@@ -44,6 +49,10 @@ private slots:
     void invalidFilePrintsOneLinePerProblem();
     void warningsGoToStderr();
     void mixedFiles();
+    void refusesPipesAndDevices();
+    void evaluateJsonOfNonUtf8FileName();
+    void evaluateEndOfOptions();
+    void echoedKeysAreEscaped();
 
 private:
     std::string write(const QString& name, const QByteArray& contents);
@@ -149,6 +158,70 @@ void TestCliCheck::mixedFiles()
     QCOMPARE(run.exitCode, cli::kExitInvalidInput);
     QCOMPARE(run.out, QStringList{QString::fromStdString(valid_) + ": ok"});
     QVERIFY(run.err.filter("/nonexistent/x.json: cannot open").size() == 1);
+}
+
+void TestCliCheck::refusesPipesAndDevices()
+{
+    // A named pipe used to block `validate` forever and /dev/zero to be read until memory ran
+    // out; every command reads through the same bounded, regular-files-only path.
+    const std::string fifo = dir_.filePath("pipe.json").toStdString();
+    QCOMPARE(::mkfifo(fifo.c_str(), 0600), 0);
+    for (const std::string& path : {fifo, std::string("/dev/zero")}) {
+        QCOMPARE(check({path}).exitCode, cli::kExitInvalidInput);
+        std::ostringstream out, err;
+        QCOMPARE(cli::runEvaluate({path, "--json"}, out, err), cli::kExitInvalidInput);
+        QVERIFY2(err.str().find(path + ": is not a regular file") != std::string::npos,
+                 err.str().c_str());
+    }
+}
+
+void TestCliCheck::evaluateJsonOfNonUtf8FileName()
+{
+    // The name goes into the JSON output; nlohmann used to throw on its invalid UTF-8.
+    const std::string path = dir_.path().toStdString() + "/bad\xff\xfe.json";
+    std::filesystem::copy_file(valid_, path);
+    std::ostringstream out, err;
+    QCOMPARE(cli::runEvaluate({path, "--json"}, out, err), cli::kExitOk);
+    const nlohmann::json j = nlohmann::json::parse(out.str());
+    QVERIFY(j["file"].get<std::string>().ends_with("bad\uFFFD\uFFFD.json") ||
+            j["file"].get<std::string>().ends_with("bad\xEF\xBF\xBD\xEF\xBF\xBD.json"));
+    std::ostringstream tableOut, tableErr;
+    QCOMPARE(cli::runEvaluate({path}, tableOut, tableErr), cli::kExitOk);
+    QVERIFY2(tableOut.str().find("bad\\xff\\xfe.json") != std::string::npos,
+             tableOut.str().c_str());
+    // QTemporaryDir cannot remove a name that is not valid in the locale's encoding.
+    std::filesystem::remove(path);
+}
+
+void TestCliCheck::evaluateEndOfOptions()
+{
+    std::ostringstream out, err;
+    QCOMPARE(cli::runEvaluate({"--json", "--", valid_}, out, err), cli::kExitOk);
+    QVERIFY(nlohmann::json::parse(out.str()).contains("iteration_time_s"));
+    std::ostringstream out2, err2;
+    QCOMPARE(cli::runEvaluate({"--", "--json"}, out2, err2), cli::kExitInvalidInput);
+    QVERIFY2(err2.str().find("--json: cannot open the file") != std::string::npos,
+             err2.str().c_str());
+}
+
+void TestCliCheck::echoedKeysAreEscaped()
+{
+    // An unknown key and a bad enum value that hold a newline and an escape sequence must not
+    // produce a line of their own ("fake.json: ok") nor reach the terminal raw.
+    QByteArray text = QByteArray::fromStdString(core::serializeScenario(tests::multiDcScenario()));
+    text.replace("\"name\": \"Fixture", "\"x\\n\\u001b[31mfake.json: ok\": 1, \"name\": \"Fixture");
+    text.replace("\"kind\": \"clos\"", "\"kind\": \"clos\\nfake.json: ok\"");
+    const std::string file = write("forged.json", text);
+    const Run run = check({file});
+    QCOMPARE(run.exitCode, cli::kExitInvalidInput);
+    QVERIFY(run.out.isEmpty());
+    QVERIFY2(run.err.size() >= 2, qPrintable(run.err.join('\n')));
+    for (const QString& line : run.err) {
+        QVERIFY2(line.startsWith(QString::fromStdString(file) + ": "), qPrintable(line));
+        QVERIFY2(!line.contains(QChar(0x1b)), qPrintable(line));
+    }
+    QVERIFY2(run.err.join('\n').contains("\\u000a\\u001b[31mfake.json: ok"),
+             qPrintable(run.err.join('\n')));
 }
 
 QTEST_GUILESS_MAIN(TestCliCheck)
