@@ -14,6 +14,8 @@
 
 namespace archipelago::core {
 
+namespace keys = scenariokeys;
+
 namespace {
 
 // Format and version decide how to read everything else: when either is wrong nothing else is
@@ -21,7 +23,7 @@ namespace {
 std::optional<int> readHeader(const Json& doc, DiagnosticSink& sink)
 {
     const std::string expectedFormat = std::string("\"") + kScenarioFormat + "\"";
-    const auto format = doc.find("format");
+    const auto format = doc.find(keys::kFormat);
     if (format == doc.end()) {
         sink.error("/format", "missing required key \"format\" (expected " + expectedFormat + ")");
         return std::nullopt;
@@ -32,7 +34,7 @@ std::optional<int> readHeader(const Json& doc, DiagnosticSink& sink)
     }
     const std::string range = "an integer in " + std::to_string(oldestScenarioVersion()) + ".." +
                               std::to_string(kScenarioVersion);
-    const auto version = doc.find("version");
+    const auto version = doc.find(keys::kVersion);
     if (version == doc.end()) {
         sink.error("/version", "missing required key \"version\" (expected " + range + ")");
         return std::nullopt;
@@ -103,8 +105,8 @@ std::optional<Scenario> parseInto(std::string_view text, DiagnosticSink& sink,
     Scenario scenario;
     {
         ObjectReader root(doc, {}, sink);
-        root.skip("format");
-        root.skip("version");
+        root.skip(keys::kFormat);
+        root.skip(keys::kVersion);
         readScenario(root, scenario);
         readPins(root, pins);
     }

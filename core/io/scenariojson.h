@@ -3,8 +3,9 @@
 #pragma once
 
 #include "io/objectreader.h"
-#include "model/scenario.h"
 #include "io/scenarioio.h"
+#include "io/scenariokeys.h"
+#include "model/scenario.h"
 
 namespace archipelago::core {
 

@@ -9,6 +9,8 @@
 
 namespace archipelago::core {
 
+namespace keys = scenariokeys;
+
 namespace {
 
 bool isHexColor(const std::string& text)
@@ -25,12 +27,12 @@ bool isHexColor(const std::string& text)
 
 void readPins(ObjectReader& root, std::vector<PinnedScenario>& out)
 {
-    root.objects("pins", Need::Optional, [&](ObjectReader& r) {
+    root.objects(keys::kPins, Need::Optional, [&](ObjectReader& r) {
         PinnedScenario& pin = out.emplace_back();
-        r.string("name", pin.name, Need::Required);
-        if (r.string("color", pin.color) && !pin.color.empty() && !isHexColor(pin.color))
-            r.error("color", "expected a colour \"#rrggbb\", got \"" + pin.color + "\"");
-        r.object("scenario", Need::Required,
+        r.string(keys::kName, pin.name, Need::Required);
+        if (r.string(keys::kColor, pin.color) && !pin.color.empty() && !isHexColor(pin.color))
+            r.error(keys::kColor, "expected a colour \"#rrggbb\", got \"" + pin.color + "\"");
+        r.object(keys::kScenario, Need::Required,
                  [&](ObjectReader& s) { readScenario(s, pin.scenario); });
     });
 }
@@ -53,9 +55,10 @@ Json pinsToJson(const std::vector<PinnedScenario>& pins)
     Json array = Json::array();
     for (const PinnedScenario& pin : pins) {
         Json scenario = scenarioToJson(pin.scenario);
-        scenario.erase("format");
-        scenario.erase("version");
-        array.push_back(Json{{"name", pin.name}, {"color", pin.color}, {"scenario", scenario}});
+        scenario.erase(keys::kFormat);
+        scenario.erase(keys::kVersion);
+        array.push_back(
+            Json{{keys::kName, pin.name}, {keys::kColor, pin.color}, {keys::kScenario, scenario}});
     }
     return array;
 }
@@ -64,7 +67,7 @@ std::string serializeScenario(const Scenario& scenario, const std::vector<Pinned
 {
     Json j = scenarioToJson(scenario);
     if (!pins.empty())
-        j["pins"] = pinsToJson(pins);
+        j[keys::kPins] = pinsToJson(pins);
     return j.dump(2, ' ', false, Json::error_handler_t::replace) + '\n';
 }
 

@@ -5,6 +5,8 @@
 
 namespace archipelago::core {
 
+namespace keys = scenariokeys;
+
 namespace {
 
 using namespace limits;
@@ -14,162 +16,164 @@ constexpr Need kOpt = Need::Optional;
 
 void readPosition(ObjectReader& r, Datacenter& dc)
 {
-    const Json* v = r.find("position", kOpt, "an array of two numbers [x, y]");
+    const Json* v = r.find(keys::kPosition, kOpt, "an array of two numbers [x, y]");
     if (!v)
         return;
     if (!v->is_array() || v->size() != 2) {
-        r.error("position", "expected an array of two numbers [x, y], got " + describeJson(*v));
+        r.error(keys::kPosition,
+                "expected an array of two numbers [x, y], got " + describeJson(*v));
         return;
     }
-    const std::string ptr = r.pointerOf("position");
+    const std::string ptr = r.pointerOf(keys::kPosition);
     readNumber((*v)[0], childPointer(ptr, 0), r.sink(), dc.x);
     readNumber((*v)[1], childPointer(ptr, 1), r.sink(), dc.y);
 }
 
 void readFabric(ObjectReader& r, Fabric& f)
 {
-    r.enumeration("kind", f.kind, fabricKindFromString, "clos | rail-optimized | rail-only");
-    r.integer("tiers", f.tiers, kOpt, kTiers.expected);
-    r.number("leaf_oversubscription", f.leafOversubscription, kOpt, kOversubscription.expected);
-    r.number("spine_oversubscription", f.spineOversubscription, kOpt, kOversubscription.expected);
-    r.string("switch", f.switchModel);
-    r.string("nic", f.nicModel);
-    r.integer("nics_per_gpu", f.nicsPerGpu, kOpt, kNicsPerGpu.expected);
+    r.enumeration(keys::kKind, f.kind, fabricKindFromString, "clos | rail-optimized | rail-only");
+    r.integer(keys::kTiers, f.tiers, kOpt, kTiers.expected);
+    r.number(keys::kLeafOversubscription, f.leafOversubscription, kOpt, kOversubscription.expected);
+    r.number(keys::kSpineOversubscription, f.spineOversubscription, kOpt,
+             kOversubscription.expected);
+    r.string(keys::kSwitch, f.switchModel);
+    r.string(keys::kNic, f.nicModel);
+    r.integer(keys::kNicsPerGpu, f.nicsPerGpu, kOpt, kNicsPerGpu.expected);
 }
 
 void readPod(ObjectReader& r, Pod& pod)
 {
-    r.integer("id", pod.id, kReq, kId.expected);
-    r.string("name", pod.name);
-    r.integer("count", pod.count, kReq);
-    r.integer("domains_per_pod", pod.domainsPerPod, kReq);
-    r.integer("gpus_per_domain", pod.gpusPerDomain, kReq);
+    r.integer(keys::kId, pod.id, kReq, kId.expected);
+    r.string(keys::kName, pod.name);
+    r.integer(keys::kCount, pod.count, kReq);
+    r.integer(keys::kDomainsPerPod, pod.domainsPerPod, kReq);
+    r.integer(keys::kGpusPerDomain, pod.gpusPerDomain, kReq);
 }
 
 void readDatacenter(ObjectReader& r, Datacenter& dc)
 {
-    r.integer("id", dc.id, kReq, kId.expected);
-    r.string("name", dc.name);
-    r.integer("region", dc.regionId, kOpt, kId.expected);
-    r.string("accelerator", dc.accelerator, kReq);
+    r.integer(keys::kId, dc.id, kReq, kId.expected);
+    r.string(keys::kName, dc.name);
+    r.integer(keys::kRegion, dc.regionId, kOpt, kId.expected);
+    r.string(keys::kAccelerator, dc.accelerator, kReq);
     readPosition(r, dc);
-    r.object("fabric", kOpt, [&](ObjectReader& f) { readFabric(f, dc.fabric); });
-    r.objects("pods", kReq, [&](ObjectReader& p) { readPod(p, dc.pods.emplace_back()); });
+    r.object(keys::kFabric, kOpt, [&](ObjectReader& f) { readFabric(f, dc.fabric); });
+    r.objects(keys::kPods, kReq, [&](ObjectReader& p) { readPod(p, dc.pods.emplace_back()); });
 }
 
 void readLink(ObjectReader& r, DciLink& link)
 {
-    r.integer("id", link.id, kReq, kId.expected);
-    r.integer("a", link.a, kReq, kId.expected);
-    r.integer("b", link.b, kReq, kId.expected);
-    r.number("distance_km", link.distanceKm, kReq, kDistanceKm.expected);
-    r.integer("wavelengths", link.wavelengths, kReq, kWavelengths.expected);
-    r.number("Gbps_per_wavelength", link.gbpsPerWavelength, kReq);
-    r.string("optic", link.optic);
-    r.string("line_system", link.lineSystem);
-    r.enumeration("transport", link.transport, dciTransportFromString, "rdma-otn | lossy-ip");
-    r.number("equipment_latency_s", link.equipmentLatencyS, kOpt, kLatencyS.expected);
-    r.number("packet_loss_rate", link.packetLossRate, kOpt, kProbability.expected);
-    r.number("window_bytes", link.windowBytes, kOpt);
-    r.integer("connections_per_collective", link.connectionsPerCollective, kOpt,
+    r.integer(keys::kId, link.id, kReq, kId.expected);
+    r.integer(keys::kA, link.a, kReq, kId.expected);
+    r.integer(keys::kB, link.b, kReq, kId.expected);
+    r.number(keys::kDistanceKm, link.distanceKm, kReq, kDistanceKm.expected);
+    r.integer(keys::kWavelengths, link.wavelengths, kReq, kWavelengths.expected);
+    r.number(keys::kGbpsPerWavelength, link.gbpsPerWavelength, kReq);
+    r.string(keys::kOptic, link.optic);
+    r.string(keys::kLineSystem, link.lineSystem);
+    r.enumeration(keys::kTransport, link.transport, dciTransportFromString, "rdma-otn | lossy-ip");
+    r.number(keys::kEquipmentLatencyS, link.equipmentLatencyS, kOpt, kLatencyS.expected);
+    r.number(keys::kPacketLossRate, link.packetLossRate, kOpt, kProbability.expected);
+    r.number(keys::kWindowBytes, link.windowBytes, kOpt);
+    r.integer(keys::kConnectionsPerCollective, link.connectionsPerCollective, kOpt,
               kConnections.expected);
 }
 
 void readTopology(ObjectReader& r, Topology& t)
 {
-    r.objects("regions", kOpt, [&](ObjectReader& o) {
+    r.objects(keys::kRegions, kOpt, [&](ObjectReader& o) {
         Region& region = t.regions.emplace_back();
-        o.integer("id", region.id, kReq, kId.expected);
-        o.string("name", region.name);
+        o.integer(keys::kId, region.id, kReq, kId.expected);
+        o.string(keys::kName, region.name);
     });
-    r.objects("datacenters", kReq,
+    r.objects(keys::kDatacenters, kReq,
               [&](ObjectReader& o) { readDatacenter(o, t.datacenters.emplace_back()); });
-    r.objects("dci_links", kOpt, [&](ObjectReader& o) { readLink(o, t.links.emplace_back()); });
+    r.objects(keys::kDciLinks, kOpt, [&](ObjectReader& o) { readLink(o, t.links.emplace_back()); });
 }
 
 void readMoe(ObjectReader& r, MoeConfig& moe)
 {
-    r.integer("experts", moe.experts, kReq, kNonNegative.expected);
-    r.integer("top_k", moe.topK, kReq);
-    r.integer("expert_ffn_hidden", moe.expertFfnHidden, kReq);
-    r.integer("shared_experts", moe.sharedExperts, kOpt, kNonNegative.expected);
-    r.integer("first_dense_layers", moe.firstDenseLayers, kOpt, kNonNegative.expected);
+    r.integer(keys::kExperts, moe.experts, kReq, kNonNegative.expected);
+    r.integer(keys::kTopK, moe.topK, kReq);
+    r.integer(keys::kExpertFfnHidden, moe.expertFfnHidden, kReq);
+    r.integer(keys::kSharedExperts, moe.sharedExperts, kOpt, kNonNegative.expected);
+    r.integer(keys::kFirstDenseLayers, moe.firstDenseLayers, kOpt, kNonNegative.expected);
 }
 
 void readWorkload(ObjectReader& r, Workload& w)
 {
-    r.string("name", w.name);
-    r.integer("layers", w.layers, kReq, kLayers.expected);
-    r.integer("hidden", w.hidden, kReq);
-    r.integer("heads", w.heads, kReq);
+    r.string(keys::kName, w.name);
+    r.integer(keys::kLayers, w.layers, kReq, kLayers.expected);
+    r.integer(keys::kHidden, w.hidden, kReq);
+    r.integer(keys::kHeads, w.heads, kReq);
     // Optional: multi-head attention (one KV head per query head) when absent.
-    if (!r.integer("kv_heads", w.kvHeads, kOpt))
+    if (!r.integer(keys::kKvHeads, w.kvHeads, kOpt))
         w.kvHeads = w.heads;
-    r.integer("ffn_hidden", w.ffnHidden, kReq);
-    r.enumeration("ffn_activation", w.activation, ffnActivationFromString, "gelu | swiglu");
-    r.integer("vocab", w.vocab, kReq);
-    r.integer("seq_len", w.seqLen, kReq);
-    r.object("moe", kOpt, [&](ObjectReader& m) { readMoe(m, w.moe); });
-    r.integer("global_batch", w.globalBatch, kReq, kGlobalBatch.expected);
-    r.enumeration("precision", w.precision, precisionFromString, "bf16 | fp8");
-    r.number("train_tokens", w.trainTokens, kOpt);
+    r.integer(keys::kFfnHidden, w.ffnHidden, kReq);
+    r.enumeration(keys::kFfnActivation, w.activation, ffnActivationFromString, "gelu | swiglu");
+    r.integer(keys::kVocab, w.vocab, kReq);
+    r.integer(keys::kSeqLen, w.seqLen, kReq);
+    r.object(keys::kMoe, kOpt, [&](ObjectReader& m) { readMoe(m, w.moe); });
+    r.integer(keys::kGlobalBatch, w.globalBatch, kReq, kGlobalBatch.expected);
+    r.enumeration(keys::kPrecision, w.precision, precisionFromString, "bf16 | fp8");
+    r.number(keys::kTrainTokens, w.trainTokens, kOpt);
 }
 
 void readOverlap(ObjectReader& r, OverlapOptions& o)
 {
-    r.boolean("dp_grad_reduce", o.dpGradReduce);
-    r.boolean("dp_param_gather", o.dpParamGather);
-    r.boolean("tp_comm", o.tpComm);
-    r.boolean("cp_comm", o.cpComm);
-    r.boolean("ep_comm", o.epComm);
-    r.boolean("pp_comm", o.ppComm);
+    r.boolean(keys::kDpGradReduce, o.dpGradReduce);
+    r.boolean(keys::kDpParamGather, o.dpParamGather);
+    r.boolean(keys::kTpComm, o.tpComm);
+    r.boolean(keys::kCpComm, o.cpComm);
+    r.boolean(keys::kEpComm, o.epComm);
+    r.boolean(keys::kPpComm, o.ppComm);
 }
 
 void readParallelism(ObjectReader& r, Parallelism& p)
 {
-    r.integer("tp", p.tp, kOpt);
-    r.integer("cp", p.cp, kOpt);
-    r.integer("pp", p.pp, kOpt);
-    r.integer("ep", p.ep, kOpt);
-    r.integer("virtual_stages", p.virtualStages, kOpt);
-    r.integer("micro_batch", p.microBatch, kOpt);
-    r.boolean("sequence_parallel", p.sequenceParallel);
-    r.integer("zero_stage", p.zeroStage, kOpt, kZeroStage.expected);
-    r.boolean("distributed_optimizer", p.distributedOptimizer);
-    r.enumeration("recompute", p.recompute, recomputeFromString, "none | selective | full");
-    r.object("overlap", kOpt, [&](ObjectReader& o) { readOverlap(o, p.overlap); });
+    r.integer(keys::kTp, p.tp, kOpt);
+    r.integer(keys::kCp, p.cp, kOpt);
+    r.integer(keys::kPp, p.pp, kOpt);
+    r.integer(keys::kEp, p.ep, kOpt);
+    r.integer(keys::kVirtualStages, p.virtualStages, kOpt);
+    r.integer(keys::kMicroBatch, p.microBatch, kOpt);
+    r.boolean(keys::kSequenceParallel, p.sequenceParallel);
+    r.integer(keys::kZeroStage, p.zeroStage, kOpt, kZeroStage.expected);
+    r.boolean(keys::kDistributedOptimizer, p.distributedOptimizer);
+    r.enumeration(keys::kRecompute, p.recompute, recomputeFromString, "none | selective | full");
+    r.object(keys::kOverlap, kOpt, [&](ObjectReader& o) { readOverlap(o, p.overlap); });
 }
 
 void readPlacement(ObjectReader& r, Placement& p)
 {
     constexpr std::string_view kDims = "tp | cp | ep | dp | pp";
     DiagnosticSink& sink = r.sink();
-    if (r.find("rank_order", kOpt, "an array"))
+    if (r.find(keys::kRankOrder, kOpt, "an array"))
         p.rankOrder.clear();
-    r.array("rank_order", kOpt, [&](const Json& v, const std::string& ptr) {
+    r.array(keys::kRankOrder, kOpt, [&](const Json& v, const std::string& ptr) {
         const auto dim = v.is_string() ? parallelDimFromString(v.get<std::string>()) : std::nullopt;
         if (dim)
             p.rankOrder.push_back(*dim);
         else
             sink.error(ptr, "expected one of " + std::string(kDims) + ", got " + describeJson(v));
     });
-    r.objects("shards", kOpt, [&](ObjectReader& o) {
+    r.objects(keys::kShards, kOpt, [&](ObjectReader& o) {
         PlacementShard& shard = p.shards.emplace_back();
-        o.integer("dp_replicas", shard.dpReplicas, kReq);
-        o.array("stage_datacenters", kReq, [&](const Json& v, const std::string& ptr) {
+        o.integer(keys::kDpReplicas, shard.dpReplicas, kReq);
+        o.array(keys::kStageDatacenters, kReq, [&](const Json& v, const std::string& ptr) {
             int id = 0;
             readInt(v, ptr, sink, id, kId.expected);
             shard.stageDatacenters.push_back(id);
         });
         // Optional split of a TP or CP group across datacenters (docs/scenario-format.md).
-        o.array("split_datacenters", kOpt, [&](const Json& v, const std::string& ptr) {
+        o.array(keys::kSplitDatacenters, kOpt, [&](const Json& v, const std::string& ptr) {
             int id = 0;
             readInt(v, ptr, sink, id, kId.expected);
             shard.splitDatacenters.push_back(id);
         });
-        o.enumeration("split_dim", shard.splitDim, parallelDimFromString, "tp | cp");
+        o.enumeration(keys::kSplitDim, shard.splitDim, parallelDimFromString, "tp | cp");
     });
-    r.array("layers_per_stage", kOpt, [&](const Json& v, const std::string& ptr) {
+    r.array(keys::kLayersPerStage, kOpt, [&](const Json& v, const std::string& ptr) {
         int layers = 0;
         readInt(v, ptr, sink, layers);
         p.layersPerStage.push_back(layers);
@@ -178,23 +182,25 @@ void readPlacement(ObjectReader& r, Placement& p)
 
 void readSchedule(ObjectReader& r, Schedule& s)
 {
-    r.enumeration("kind", s.kind, scheduleKindFromString,
+    r.enumeration(keys::kKind, s.kind, scheduleKindFromString,
                   "gpipe | 1f1b | interleaved-1f1b | zb-h1 | zb-h2");
-    r.integer("extra_in_flight_at_dci", s.extraInFlightAtDci, kOpt, kExtraInFlight.expected);
+    r.integer(keys::kExtraInFlightAtDci, s.extraInFlightAtDci, kOpt, kExtraInFlight.expected);
 }
 
 } // namespace
 
 void readScenario(ObjectReader& root, Scenario& out)
 {
-    root.string("name", out.name);
-    root.string("description", out.description);
-    root.object("catalog", kOpt, [&](ObjectReader& r) { readCatalog(r, out.catalogOverrides); });
-    root.object("topology", kReq, [&](ObjectReader& r) { readTopology(r, out.topology); });
-    root.object("workload", kReq, [&](ObjectReader& r) { readWorkload(r, out.workload); });
-    root.object("parallelism", kOpt, [&](ObjectReader& r) { readParallelism(r, out.parallelism); });
-    root.object("placement", kOpt, [&](ObjectReader& r) { readPlacement(r, out.placement); });
-    root.object("schedule", kOpt, [&](ObjectReader& r) { readSchedule(r, out.schedule); });
+    root.string(keys::kName, out.name);
+    root.string(keys::kDescription, out.description);
+    root.object(keys::kCatalog, kOpt,
+                [&](ObjectReader& r) { readCatalog(r, out.catalogOverrides); });
+    root.object(keys::kTopology, kReq, [&](ObjectReader& r) { readTopology(r, out.topology); });
+    root.object(keys::kWorkload, kReq, [&](ObjectReader& r) { readWorkload(r, out.workload); });
+    root.object(keys::kParallelism, kOpt,
+                [&](ObjectReader& r) { readParallelism(r, out.parallelism); });
+    root.object(keys::kPlacement, kOpt, [&](ObjectReader& r) { readPlacement(r, out.placement); });
+    root.object(keys::kSchedule, kOpt, [&](ObjectReader& r) { readSchedule(r, out.schedule); });
 }
 
 } // namespace archipelago::core

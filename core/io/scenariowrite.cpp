@@ -5,152 +5,154 @@
 
 namespace archipelago::core {
 
+namespace keys = scenariokeys;
+
 namespace {
 
 Json toJson(const Fabric& f)
 {
     Json j;
-    j["kind"] = toString(f.kind);
-    j["tiers"] = f.tiers;
-    j["leaf_oversubscription"] = f.leafOversubscription;
-    j["spine_oversubscription"] = f.spineOversubscription;
-    j["switch"] = f.switchModel;
-    j["nic"] = f.nicModel;
-    j["nics_per_gpu"] = f.nicsPerGpu;
+    j[keys::kKind] = toString(f.kind);
+    j[keys::kTiers] = f.tiers;
+    j[keys::kLeafOversubscription] = f.leafOversubscription;
+    j[keys::kSpineOversubscription] = f.spineOversubscription;
+    j[keys::kSwitch] = f.switchModel;
+    j[keys::kNic] = f.nicModel;
+    j[keys::kNicsPerGpu] = f.nicsPerGpu;
     return j;
 }
 
 Json toJson(const Pod& pod)
 {
     Json j;
-    j["id"] = pod.id;
-    j["name"] = pod.name;
-    j["count"] = pod.count;
-    j["domains_per_pod"] = pod.domainsPerPod;
-    j["gpus_per_domain"] = pod.gpusPerDomain;
+    j[keys::kId] = pod.id;
+    j[keys::kName] = pod.name;
+    j[keys::kCount] = pod.count;
+    j[keys::kDomainsPerPod] = pod.domainsPerPod;
+    j[keys::kGpusPerDomain] = pod.gpusPerDomain;
     return j;
 }
 
 Json toJson(const Datacenter& dc)
 {
     Json j;
-    j["id"] = dc.id;
-    j["name"] = dc.name;
-    j["region"] = dc.regionId;
-    j["accelerator"] = dc.accelerator;
-    j["position"] = Json::array({dc.x, dc.y});
-    j["fabric"] = toJson(dc.fabric);
-    j["pods"] = Json::array();
+    j[keys::kId] = dc.id;
+    j[keys::kName] = dc.name;
+    j[keys::kRegion] = dc.regionId;
+    j[keys::kAccelerator] = dc.accelerator;
+    j[keys::kPosition] = Json::array({dc.x, dc.y});
+    j[keys::kFabric] = toJson(dc.fabric);
+    j[keys::kPods] = Json::array();
     for (const Pod& pod : dc.pods)
-        j["pods"].push_back(toJson(pod));
+        j[keys::kPods].push_back(toJson(pod));
     return j;
 }
 
 Json toJson(const DciLink& link)
 {
     Json j;
-    j["id"] = link.id;
-    j["a"] = link.a;
-    j["b"] = link.b;
-    j["distance_km"] = link.distanceKm;
-    j["wavelengths"] = link.wavelengths;
-    j["Gbps_per_wavelength"] = link.gbpsPerWavelength;
-    j["optic"] = link.optic;
-    j["line_system"] = link.lineSystem;
-    j["transport"] = toString(link.transport);
-    j["equipment_latency_s"] = link.equipmentLatencyS;
-    j["packet_loss_rate"] = link.packetLossRate;
-    j["window_bytes"] = link.windowBytes;
-    j["connections_per_collective"] = link.connectionsPerCollective;
+    j[keys::kId] = link.id;
+    j[keys::kA] = link.a;
+    j[keys::kB] = link.b;
+    j[keys::kDistanceKm] = link.distanceKm;
+    j[keys::kWavelengths] = link.wavelengths;
+    j[keys::kGbpsPerWavelength] = link.gbpsPerWavelength;
+    j[keys::kOptic] = link.optic;
+    j[keys::kLineSystem] = link.lineSystem;
+    j[keys::kTransport] = toString(link.transport);
+    j[keys::kEquipmentLatencyS] = link.equipmentLatencyS;
+    j[keys::kPacketLossRate] = link.packetLossRate;
+    j[keys::kWindowBytes] = link.windowBytes;
+    j[keys::kConnectionsPerCollective] = link.connectionsPerCollective;
     return j;
 }
 
 Json toJson(const Topology& t)
 {
     Json j;
-    j["regions"] = Json::array();
+    j[keys::kRegions] = Json::array();
     for (const Region& region : t.regions)
-        j["regions"].push_back(Json{{"id", region.id}, {"name", region.name}});
-    j["datacenters"] = Json::array();
+        j[keys::kRegions].push_back(Json{{keys::kId, region.id}, {keys::kName, region.name}});
+    j[keys::kDatacenters] = Json::array();
     for (const Datacenter& dc : t.datacenters)
-        j["datacenters"].push_back(toJson(dc));
-    j["dci_links"] = Json::array();
+        j[keys::kDatacenters].push_back(toJson(dc));
+    j[keys::kDciLinks] = Json::array();
     for (const DciLink& link : t.links)
-        j["dci_links"].push_back(toJson(link));
+        j[keys::kDciLinks].push_back(toJson(link));
     return j;
 }
 
 Json toJson(const Workload& w)
 {
     Json j;
-    j["name"] = w.name;
-    j["layers"] = w.layers;
-    j["hidden"] = w.hidden;
-    j["heads"] = w.heads;
-    j["kv_heads"] = w.kvHeads;
-    j["ffn_hidden"] = w.ffnHidden;
-    j["ffn_activation"] = toString(w.activation);
-    j["vocab"] = w.vocab;
-    j["seq_len"] = w.seqLen;
+    j[keys::kName] = w.name;
+    j[keys::kLayers] = w.layers;
+    j[keys::kHidden] = w.hidden;
+    j[keys::kHeads] = w.heads;
+    j[keys::kKvHeads] = w.kvHeads;
+    j[keys::kFfnHidden] = w.ffnHidden;
+    j[keys::kFfnActivation] = toString(w.activation);
+    j[keys::kVocab] = w.vocab;
+    j[keys::kSeqLen] = w.seqLen;
     // Absent means a dense model; written whenever it differs from the default so that the
     // round trip stays exact.
     if (w.moe != MoeConfig{}) {
-        j["moe"] = Json{{"experts", w.moe.experts},
-                        {"top_k", w.moe.topK},
-                        {"expert_ffn_hidden", w.moe.expertFfnHidden},
-                        {"shared_experts", w.moe.sharedExperts},
-                        {"first_dense_layers", w.moe.firstDenseLayers}};
+        j[keys::kMoe] = Json{{keys::kExperts, w.moe.experts},
+                             {keys::kTopK, w.moe.topK},
+                             {keys::kExpertFfnHidden, w.moe.expertFfnHidden},
+                             {keys::kSharedExperts, w.moe.sharedExperts},
+                             {keys::kFirstDenseLayers, w.moe.firstDenseLayers}};
     }
-    j["global_batch"] = w.globalBatch;
-    j["precision"] = toString(w.precision);
-    j["train_tokens"] = w.trainTokens;
+    j[keys::kGlobalBatch] = w.globalBatch;
+    j[keys::kPrecision] = toString(w.precision);
+    j[keys::kTrainTokens] = w.trainTokens;
     return j;
 }
 
 Json toJson(const Parallelism& p)
 {
     Json j;
-    j["tp"] = p.tp;
-    j["cp"] = p.cp;
-    j["pp"] = p.pp;
-    j["ep"] = p.ep;
-    j["virtual_stages"] = p.virtualStages;
-    j["micro_batch"] = p.microBatch;
-    j["sequence_parallel"] = p.sequenceParallel;
-    j["zero_stage"] = p.zeroStage;
-    j["distributed_optimizer"] = p.distributedOptimizer;
-    j["recompute"] = toString(p.recompute);
+    j[keys::kTp] = p.tp;
+    j[keys::kCp] = p.cp;
+    j[keys::kPp] = p.pp;
+    j[keys::kEp] = p.ep;
+    j[keys::kVirtualStages] = p.virtualStages;
+    j[keys::kMicroBatch] = p.microBatch;
+    j[keys::kSequenceParallel] = p.sequenceParallel;
+    j[keys::kZeroStage] = p.zeroStage;
+    j[keys::kDistributedOptimizer] = p.distributedOptimizer;
+    j[keys::kRecompute] = toString(p.recompute);
     const OverlapOptions& o = p.overlap;
-    j["overlap"] = Json{{"dp_grad_reduce", o.dpGradReduce},
-                        {"dp_param_gather", o.dpParamGather},
-                        {"tp_comm", o.tpComm},
-                        {"cp_comm", o.cpComm},
-                        {"ep_comm", o.epComm},
-                        {"pp_comm", o.ppComm}};
+    j[keys::kOverlap] = Json{{keys::kDpGradReduce, o.dpGradReduce},
+                             {keys::kDpParamGather, o.dpParamGather},
+                             {keys::kTpComm, o.tpComm},
+                             {keys::kCpComm, o.cpComm},
+                             {keys::kEpComm, o.epComm},
+                             {keys::kPpComm, o.ppComm}};
     return j;
 }
 
 Json toJson(const Placement& p)
 {
     Json j;
-    j["rank_order"] = Json::array();
+    j[keys::kRankOrder] = Json::array();
     for (ParallelDim dim : p.rankOrder)
-        j["rank_order"].push_back(toString(dim));
+        j[keys::kRankOrder].push_back(toString(dim));
     if (!p.shards.empty()) {
-        j["shards"] = Json::array();
+        j[keys::kShards] = Json::array();
         for (const PlacementShard& shard : p.shards) {
-            Json js{{"dp_replicas", shard.dpReplicas},
-                    {"stage_datacenters", shard.stageDatacenters}};
+            Json js{{keys::kDpReplicas, shard.dpReplicas},
+                    {keys::kStageDatacenters, shard.stageDatacenters}};
             // Written only when set, so files without a split stay byte-identical.
             if (!shard.splitDatacenters.empty())
-                js["split_datacenters"] = shard.splitDatacenters;
+                js[keys::kSplitDatacenters] = shard.splitDatacenters;
             if (!shard.splitDatacenters.empty() || shard.splitDim != ParallelDim::Tp)
-                js["split_dim"] = toString(shard.splitDim);
-            j["shards"].push_back(std::move(js));
+                js[keys::kSplitDim] = toString(shard.splitDim);
+            j[keys::kShards].push_back(std::move(js));
         }
     }
     if (!p.layersPerStage.empty())
-        j["layers_per_stage"] = p.layersPerStage;
+        j[keys::kLayersPerStage] = p.layersPerStage;
     return j;
 }
 
@@ -159,18 +161,18 @@ Json toJson(const Placement& p)
 Json scenarioToJson(const Scenario& s)
 {
     Json j;
-    j["format"] = kScenarioFormat;
-    j["version"] = kScenarioVersion;
-    j["name"] = s.name;
-    j["description"] = s.description;
+    j[keys::kFormat] = kScenarioFormat;
+    j[keys::kVersion] = kScenarioVersion;
+    j[keys::kName] = s.name;
+    j[keys::kDescription] = s.description;
     if (!s.catalogOverrides.empty())
-        j["catalog"] = catalogToJson(s.catalogOverrides);
-    j["topology"] = toJson(s.topology);
-    j["workload"] = toJson(s.workload);
-    j["parallelism"] = toJson(s.parallelism);
-    j["placement"] = toJson(s.placement);
-    j["schedule"] = Json{{"kind", toString(s.schedule.kind)},
-                         {"extra_in_flight_at_dci", s.schedule.extraInFlightAtDci}};
+        j[keys::kCatalog] = catalogToJson(s.catalogOverrides);
+    j[keys::kTopology] = toJson(s.topology);
+    j[keys::kWorkload] = toJson(s.workload);
+    j[keys::kParallelism] = toJson(s.parallelism);
+    j[keys::kPlacement] = toJson(s.placement);
+    j[keys::kSchedule] = Json{{keys::kKind, toString(s.schedule.kind)},
+                              {keys::kExtraInFlightAtDci, s.schedule.extraInFlightAtDci}};
     return j;
 }
 
