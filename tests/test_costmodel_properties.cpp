@@ -185,9 +185,12 @@ void TestCostModelProperties::invalidScenariosAreRejected()
 // and says why (issue 3: warnings that name their cause).
 void TestCostModelProperties::unrunnableSchedulesFallBackWithWarning()
 {
-    auto hasWarning = [](const Evaluation& ev, const char* code) {
+    auto hasWarning = [](const Evaluation& ev, const char* key) {
+        const std::optional<WarningCode> code = warningCodeFromString(key);
+        if (!code)
+            qFatal("unknown warning code %s", key);
         return std::any_of(ev.warnings.begin(), ev.warnings.end(),
-                           [&](const Warning& w) { return w.code == code; });
+                           [&](const Warning& w) { return w.code == *code; });
     };
     Scenario s = baseScenario();
     s.schedule.kind = ScheduleKind::OneFOneB;

@@ -95,7 +95,10 @@ inline Scenario twoDcs(std::int64_t domains)
 
 inline bool hasWarning(const std::vector<Warning>& ws, const std::string& code)
 {
-    return std::any_of(ws.begin(), ws.end(), [&](const Warning& w) { return w.code == code; });
+    const std::optional<WarningCode> key = warningCodeFromString(code);
+    if (!key)
+        qFatal("unknown warning code %s", code.c_str());
+    return std::any_of(ws.begin(), ws.end(), [&](const Warning& w) { return w.code == *key; });
 }
 
 } // namespace nettest

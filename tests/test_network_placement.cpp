@@ -2,12 +2,12 @@
 // DCI levels, and the rail-only study (Wang et al. 2023) on the bill of materials.
 #include "test_network.h"
 
-#include "network/bom.h"
 #include "evaluation/costmodel.h"
+#include "io/scenarioio.h"
+#include "network/bom.h"
 #include "network/dcimodel.h"
 #include "network/fabric.h"
 #include "network/placement.h"
-#include "io/scenarioio.h"
 
 #include <QtTest>
 
@@ -135,7 +135,7 @@ void TestNetwork::ppBoundaryMoves()
     const std::string name =
         "stage " + std::to_string(dciBoundary) + "->" + std::to_string(dciBoundary + 1);
     QVERIFY(std::any_of(p.warnings.begin(), p.warnings.end(), [&](const Warning& w) {
-        return w.code == "pp-crosses-dc" && w.message.find(name) != std::string::npos;
+        return w.code == WarningCode::PpCrossesDc && w.message.find(name) != std::string::npos;
     }));
     // DP stays home: every stage's replicas are in one datacenter.
     QVERIFY(!p.dp.crossesDci());

@@ -2,9 +2,9 @@
 // boundary or the data-parallel crossing between datacenters changes the iteration time, and a
 // warning names the link and the parallel dimension that cause it.
 #include "evaluation/costmodel.h"
-#include "network/placement.h"
-#include "model/placementpresets.h"
 #include "io/scenarioio.h"
+#include "model/placementpresets.h"
+#include "network/placement.h"
 
 #include <QtTest>
 
@@ -26,8 +26,11 @@ core::Scenario loadPreset(const char* name)
 
 bool hasWarning(const core::Evaluation& ev, const std::string& code, const std::string& text)
 {
+    const std::optional<core::WarningCode> key = core::warningCodeFromString(code);
+    if (!key)
+        qFatal("unknown warning code %s", code.c_str());
     return std::any_of(ev.warnings.begin(), ev.warnings.end(), [&](const core::Warning& w) {
-        return w.code == code && w.message.find(text) != std::string::npos;
+        return w.code == *key && w.message.find(text) != std::string::npos;
     });
 }
 

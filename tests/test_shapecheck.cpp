@@ -216,7 +216,7 @@ void TestShapeCheck::bothPathsReject()
     QVERIFY(!ev.ok);
     QVERIFY(!ev.warnings.empty());
     const core::Warning& failure = ev.warnings.back();
-    QCOMPARE(QString::fromStdString(failure.code), code);
+    QCOMPARE(QString::fromUtf8(toString(failure.code).data()), code);
     // The same rule, the same words: evaluate()'s message is one of the file's errors.
     const auto same = std::find_if(errors.begin(), errors.end(), [&](const core::Diagnostic& d) {
         return withoutFile(d) == failure.message;
@@ -277,9 +277,11 @@ void TestShapeCheck::onlyFilesReject()
 
 void TestShapeCheck::warningCodes()
 {
-    QCOMPARE(core::warningCode(core::ShapeCategory::Invalid), "invalid");
-    QCOMPARE(core::warningCode(core::ShapeCategory::UnknownAccelerator), "unknown-accelerator");
-    QCOMPARE(core::warningCode(core::ShapeCategory::DegreesDoNotDivide), "degrees-do-not-divide");
+    QCOMPARE(core::toString(core::warningCode(core::ShapeCategory::Invalid)), "invalid");
+    QCOMPARE(core::toString(core::warningCode(core::ShapeCategory::UnknownAccelerator)),
+             "unknown-accelerator");
+    QCOMPARE(core::toString(core::warningCode(core::ShapeCategory::DegreesDoNotDivide)),
+             "degrees-do-not-divide");
 }
 
 QTEST_GUILESS_MAIN(TestShapeCheck)

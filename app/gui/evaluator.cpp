@@ -21,11 +21,11 @@ core::Evaluation evaluateSafely(const core::Scenario& scenario)
         return core::evaluate(scenario);
     } catch (const std::exception& error) {
         core::Evaluation failed;
-        failed.warnings.push_back({"internal-error", error.what()});
+        failed.warnings.push_back({core::WarningCode::InternalError, error.what()});
         return failed;
     } catch (...) {
         core::Evaluation failed;
-        failed.warnings.push_back({"internal-error", "the cost model failed"});
+        failed.warnings.push_back({core::WarningCode::InternalError, "the cost model failed"});
         return failed;
     }
 }

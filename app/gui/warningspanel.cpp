@@ -21,8 +21,9 @@ void WarningsPanel::setEvaluation(const core::Evaluation& evaluation)
     const QIcon infoIcon = style()->standardIcon(QStyle::SP_MessageBoxInformation);
     for (const core::Warning& w : evaluation.warnings) {
         auto* item = new QListWidgetItem(warningIcon, QString::fromStdString(w.message), this);
-        item->setToolTip(tr("Warning code: %1").arg(QString::fromStdString(w.code)));
-        item->setData(Qt::UserRole, QString::fromStdString(w.code));
+        const QString key = QString::fromUtf8(core::toString(w.code).data());
+        item->setToolTip(tr("Warning code: %1").arg(key));
+        item->setData(Qt::UserRole, key);
     }
     for (const std::string& assumption : evaluation.assumptions) {
         auto* item = new QListWidgetItem(infoIcon, QString::fromStdString(assumption), this);

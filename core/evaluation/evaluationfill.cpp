@@ -61,12 +61,13 @@ void fillMemory(const Scenario& s, const Parallelism& par, ScheduleKind kind,
         if (mem.totalGib() > hbm) {
             if (ev.fitsInMemory && warnings)
                 ev.warnings.push_back(
-                    {"oom", fmt("out of memory on stage %.0f: %.1f GiB > %.0f GiB HBM", r,
-                                mem.totalGib(), hbm) +
-                                fmt(" (weights %.1f, gradients %.1f, optimizer %.1f GiB, ",
-                                    mem.weightsGib, mem.gradientsGib, mem.optimizerGib) +
-                                fmt("activations %.1f GiB for %.1f micro-batches in flight)",
-                                    mem.activationsGib, in.inFlight)});
+                    {WarningCode::OutOfMemory,
+                     fmt("out of memory on stage %.0f: %.1f GiB > %.0f GiB HBM", r, mem.totalGib(),
+                         hbm) +
+                         fmt(" (weights %.1f, gradients %.1f, optimizer %.1f GiB, ", mem.weightsGib,
+                             mem.gradientsGib, mem.optimizerGib) +
+                         fmt("activations %.1f GiB for %.1f micro-batches in flight)",
+                             mem.activationsGib, in.inFlight)});
             ev.fitsInMemory = false;
         }
         if (use > worstUse) {
@@ -82,15 +83,15 @@ void addWarnings(const Scenario& s, const Parallelism& par, Evaluation& ev)
 {
     const bool placementWarned =
         std::any_of(ev.warnings.begin(), ev.warnings.end(),
-                    [](const Warning& w) { return w.code == "tp-exceeds-scale-up"; });
+                    [](const Warning& w) { return w.code == WarningCode::TpExceedsScaleUp; });
     if (!placementWarned)
         for (const Datacenter& dc : s.topology.datacenters)
             if (par.tp > scaleUpDomainGpus(dc)) {
-                ev.warnings.push_back(
-                    {"tp-exceeds-scale-up", "TP " + std::to_string(par.tp) + " exceeds the " +
-                                                std::to_string(scaleUpDomainGpus(dc)) +
-                                                "-GPU scale-up domain of " + dc.name +
-                                                ": TP collectives run over the scale-out fabric"});
+                ev.warnings.push_back({WarningCode::TpExceedsScaleUp,
+                                       "TP " + std::to_string(par.tp) + " exceeds the " +
+                                           std::to_string(scaleUpDomainGpus(dc)) +
+                                           "-GPU scale-up domain of " + dc.name +
+                                           ": TP collectives run over the scale-out fabric"});
                 break;
             }
     const Breakdown& b = ev.breakdown;
@@ -99,20 +100,20 @@ void addWarnings(const Scenario& s, const Parallelism& par, Evaluation& ev)
         return;
     if (b.bubbleS > 0.2 * t)
         ev.warnings.push_back(
-            {"bubble",
+            {WarningCode::Bubble,
              fmt("pipeline bubble is %.0f%% of the iteration (%.2f s): %.0f stages, ",
                  100.0 * b.bubbleS / t, b.bubbleS, par.pp) +
                  fmt("%.0f micro-batches", static_cast<double>(microBatchesPerIteration(s)))});
     if (b.dpCommS > 0.1 * t)
-        ev.warnings.push_back(
-            {"dp-exposed", fmt("data-parallel gradient reduction exposes %.2f s per iteration "
-                               "(%.0f%% of %.2f s)",
-                               b.dpCommS, 100.0 * b.dpCommS / t, t)});
+        ev.warnings.push_back({WarningCode::DpExposed,
+                               fmt("data-parallel gradient reduction exposes %.2f s per iteration "
+                                   "(%.0f%% of %.2f s)",
+                                   b.dpCommS, 100.0 * b.dpCommS / t, t)});
     if (b.tpCommS > 0.2 * t)
-        ev.warnings.push_back(
-            {"tp-exposed", fmt("tensor-parallel communication exposes %.2f s per iteration "
-                               "(%.0f%%) at TP %.0f",
-                               b.tpCommS, 100.0 * b.tpCommS / t, par.tp)});
+        ev.warnings.push_back({WarningCode::TpExposed,
+                               fmt("tensor-parallel communication exposes %.2f s per iteration "
+                                   "(%.0f%%) at TP %.0f",
+                                   b.tpCommS, 100.0 * b.tpCommS / t, par.tp)});
 }
 
 } // namespace archipelago::core

@@ -32,7 +32,7 @@ void warnDciBoundaries(EvaluationContext& ctx)
 {
     for (const EvaluationContext::DciBoundary& b : ctx.dciBoundaries)
         ctx.ev.warnings.push_back(
-            {"dci-exposed",
+            {WarningCode::DciExposed,
              "stage " + fmt("%.0f->%.0f", b.rank, b.rank + 1) + " crosses " +
                  datacenterName(ctx.s, b.rank) + "<->" + datacenterName(ctx.s, b.rank + 1) +
                  fmt(": %.2f ms latency + %.2f ms transfer per micro-batch", b.latencyS * 1e3,

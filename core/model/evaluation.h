@@ -3,7 +3,10 @@
 
 #include "model/scenario.h"
 
+#include <cstdint>
+#include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace archipelago::core {
@@ -22,7 +25,7 @@ struct Breakdown
     double dpCommS = 0.0;
     double optimizerS = 0.0;
     double bubbleS = 0.0;
-    double interferenceS = 0.0;    // slowdown of compute by overlapped communication
+    double interferenceS = 0.0; // slowdown of compute by overlapped communication
 
     bool operator==(const Breakdown&) const = default;
 };
@@ -33,8 +36,8 @@ struct MemoryBreakdown
     double gradientsGib = 0.0;
     double optimizerGib = 0.0;
     double activationsGib = 0.0;
-    double otherGib = 0.0;         // buffers, fragmentation reserve, CUDA context
-    int inFlightMicroBatches = 0;  // on the worst stage
+    double otherGib = 0.0;        // buffers, fragmentation reserve, CUDA context
+    int inFlightMicroBatches = 0; // on the worst stage
     int worstStage = 0;
 
     double totalGib() const
@@ -44,7 +47,14 @@ struct MemoryBreakdown
     bool operator==(const MemoryBreakdown&) const = default;
 };
 
-enum class LinkClass { ScaleUp, Leaf, Spine, Core, Dci };
+enum class LinkClass
+{
+    ScaleUp,
+    Leaf,
+    Spine,
+    Core,
+    Dci
+};
 const char* toString(LinkClass c);
 
 // Traffic per iteration on a class of links, or on one DCI link (dciLinkId >= 0).
@@ -52,9 +62,9 @@ struct LinkTraffic
 {
     LinkClass linkClass = LinkClass::ScaleUp;
     Id dciLinkId = -1;
-    double bytesPerIteration = 0.0;   // summed over all links of the class
-    double busyS = 0.0;               // time the busiest link of the class carries traffic
-    double utilisation = 0.0;         // busyS / iteration time
+    double bytesPerIteration = 0.0; // summed over all links of the class
+    double busyS = 0.0;             // time the busiest link of the class carries traffic
+    double utilisation = 0.0;       // busyS / iteration time
 
     bool operator==(const LinkTraffic&) const = default;
 };
@@ -62,13 +72,13 @@ struct LinkTraffic
 // One line of the bill of materials.
 struct BomItem
 {
-    std::string item;          // catalog name
-    std::string category;      // "switch", "nic", "optic", "cable", "dci-optic", "amplifier", ...
-    std::string scope;         // "dc-west", "dci dc-west<->dc-east", ...
+    std::string item;     // catalog name
+    std::string category; // "switch", "nic", "optic", "cable", "dci-optic", "amplifier", ...
+    std::string scope;    // "dc-west", "dci dc-west<->dc-east", ...
     std::int64_t count = 0;
     double unitPriceUsd = 0.0;
     double unitWatts = 0.0;
-    std::string detail;        // tier and reach, e.g. "leaf", "leaf-spine, 150 m" (issue 4)
+    std::string detail; // tier and reach, e.g. "leaf", "leaf-spine, 150 m" (issue 4)
     double capexUsd() const { return static_cast<double>(count) * unitPriceUsd; }
     double powerW() const { return static_cast<double>(count) * unitWatts; }
 
@@ -76,41 +86,80 @@ struct BomItem
 };
 
 // One block of the pipeline timeline (for the GUI and reports).
-enum class BlockKind { Forward, Backward, WeightGrad, Send };
+enum class BlockKind
+{
+    Forward,
+    Backward,
+    WeightGrad,
+    Send
+};
 struct TimelineBlock
 {
-    int stage = 0;             // pipeline rank
-    int chunk = 0;             // virtual stage on that rank
+    int stage = 0; // pipeline rank
+    int chunk = 0; // virtual stage on that rank
     int microBatch = 0;
     BlockKind kind = BlockKind::Forward;
     double startS = 0.0;
     double endS = 0.0;
-    bool crossesDci = false;   // Send blocks only
+    bool crossesDci = false; // Send blocks only
 
     bool operator==(const TimelineBlock&) const = default;
 };
 
+// What a warning is about. Code matches on the enum; the key (toString) is the stable name
+// that files, the CLI and the window's tooltips show.
+enum class WarningCode : std::uint8_t
+{
+    Invalid,              // "invalid"
+    UnknownAccelerator,   // "unknown-accelerator"
+    DegreesDoNotDivide,   // "degrees-do-not-divide"
+    Pipeline,             // "pipeline"
+    VirtualStagesIgnored, // "virtual-stages-ignored"
+    InterleavingFallback, // "interleaving-fallback"
+    PlacementInvalid,     // "placement-invalid"
+    CatalogMissing,       // "catalog-missing"
+    FabricOverCapacity,   // "fabric-over-capacity"
+    TpExceedsScaleUp,     // "tp-exceeds-scale-up"
+    TpCrossesDc,          // "tp-crosses-dc"
+    CpCrossesDc,          // "cp-crosses-dc"
+    EpCrossesDc,          // "ep-crosses-dc"
+    PpCrossesDc,          // "pp-crosses-dc"
+    DciUnreachable,       // "dci-unreachable"
+    DciShared,            // "dci-shared"
+    DciTransportBound,    // "dci-transport-bound"
+    DciReach,             // "dci-reach"
+    RailOnlyForwarding,   // "rail-only-forwarding"
+    DciExposed,           // "dci-exposed"
+    OutOfMemory,          // "oom"
+    Bubble,               // "bubble"
+    DpExposed,            // "dp-exposed"
+    TpExposed,            // "tp-exposed"
+    InternalError,        // "internal-error": the cost model threw (a bug, reported, never a crash)
+};
+std::string_view toString(WarningCode code);
+std::optional<WarningCode> warningCodeFromString(std::string_view key);
+
 struct Warning
 {
-    std::string code;          // stable key, e.g. "oom", "tp-exceeds-scale-up", "dci-exposed"
-    std::string message;       // names the cause, with numbers and units
+    WarningCode code = WarningCode::Invalid;
+    std::string message; // names the cause, with numbers and units
 
     bool operator==(const Warning&) const = default;
 };
 
 struct Evaluation
 {
-    bool ok = false;                   // false: the scenario could not be evaluated (see warnings)
+    bool ok = false; // false: the scenario could not be evaluated (see warnings)
     double iterationTimeS = 0.0;
     Breakdown breakdown;
-    double bubbleRatio = 0.0;          // idle / makespan, averaged over stages
-    double idleOverCompute = 0.0;      // Megatron's (p-1)/m for 1F1B
+    double bubbleRatio = 0.0;     // idle / makespan, averaged over stages
+    double idleOverCompute = 0.0; // Megatron's (p-1)/m for 1F1B
     double mfu = 0.0;
     double hfu = 0.0;
     double tokensPerS = 0.0;
     double modelFlopsPerIteration = 0.0;
     double hardwareFlopsPerIteration = 0.0;
-    MemoryBreakdown memory;            // worst stage
+    MemoryBreakdown memory; // worst stage
     double memoryPeakGib = 0.0;
     bool fitsInMemory = true;
     double hbmGib = 0.0;
@@ -121,7 +170,7 @@ struct Evaluation
     double timeToTrainS = 0.0;
     double gpuHoursToTrain = 0.0;
     std::int64_t gpus = 0;
-    std::vector<TimelineBlock> timeline;  // one representative pipeline
+    std::vector<TimelineBlock> timeline; // one representative pipeline
     std::vector<Warning> warnings;
     std::vector<std::string> assumptions; // choices the model made (e.g. micro-batch chosen)
 };

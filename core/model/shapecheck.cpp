@@ -446,17 +446,17 @@ void checkConnectivity(const Topology& t, ShapeFindings& out)
 
 } // namespace
 
-const char* warningCode(ShapeCategory category)
+WarningCode warningCode(ShapeCategory category)
 {
     switch (category) {
     case ShapeCategory::UnknownAccelerator:
-        return "unknown-accelerator";
+        return WarningCode::UnknownAccelerator;
     case ShapeCategory::DegreesDoNotDivide:
-        return "degrees-do-not-divide";
+        return WarningCode::DegreesDoNotDivide;
     case ShapeCategory::Invalid:
         break;
     }
-    return "invalid";
+    return WarningCode::Invalid;
 }
 
 void ShapeFindings::error(ShapeCategory category, std::string pointer, std::string message)

@@ -12,6 +12,7 @@
 
 #include "model/catalog.h"
 #include "model/diagnostic.h"
+#include "model/evaluation.h"
 #include "model/scenario.h"
 #include "model/scenariolimits.h"
 
@@ -37,7 +38,7 @@ enum class ShapeCategory
     DegreesDoNotDivide, // "degrees-do-not-divide"
 };
 
-const char* warningCode(ShapeCategory category);
+WarningCode warningCode(ShapeCategory category);
 
 struct ShapeFinding
 {

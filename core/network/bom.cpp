@@ -52,8 +52,8 @@ void unpriced(std::vector<BomItem>& out, std::vector<Warning>* warnings, const s
 {
     const std::string what = gbpsName(gbps) + " link reaching " + metres(reachM);
     if (warnings)
-        warnings->push_back(
-            {"catalog-missing", "no optic or cable for a " + what + " in the catalog: unpriced"});
+        warnings->push_back({WarningCode::CatalogMissing,
+                             "no optic or cable for a " + what + " in the catalog: unpriced"});
     out.push_back({"unpriced " + what, "optic", scope, links, 0.0, 0.0, detail});
 }
 
@@ -141,8 +141,8 @@ std::vector<BomItem> fabricBillOfMaterials(const Datacenter& dc, const FabricDes
 
     const SwitchSpec* sw = fabricSwitch(dc.fabric, fabricNicGbps(dc, catalog), catalog);
     if (!sw && warnings)
-        warnings->push_back(
-            {"catalog-missing", "no switch for " + dc.name + " in the catalog: switches unpriced"});
+        warnings->push_back({WarningCode::CatalogMissing,
+                             "no switch for " + dc.name + " in the catalog: switches unpriced"});
     const std::string swName = sw ? sw->name : (f.switchName.empty() ? "switch" : f.switchName);
     const double swPrice = sw ? sw->priceUsd : 0.0;
     const double swWatts = sw ? sw->watts : 0.0;
@@ -181,9 +181,9 @@ std::vector<BomItem> dciBillOfMaterials(const DciLink& link, const Topology& top
     const Datacenter* b = findDatacenter(topology, link.b);
     const std::string name = (a ? a->name : "?") + "<->" + (b ? b->name : "?");
     const std::string scope = "dci " + name;
-    const auto warn = [&](std::string code, std::string msg) {
+    const auto warn = [&](WarningCode code, std::string msg) {
         if (warnings)
-            warnings->push_back({std::move(code), std::move(msg)});
+            warnings->push_back({code, std::move(msg)});
     };
     const int wavelengths = std::max(0, link.wavelengths);
 
@@ -193,9 +193,9 @@ std::vector<BomItem> dciBillOfMaterials(const DciLink& link, const Topology& top
             if (o.coherent && o.gbps >= link.gbpsPerWavelength &&
                 o.maxReachM >= link.distanceKm * 1000.0 && (!optic || o.priceUsd < optic->priceUsd))
                 optic = &o;
-        warn("catalog-missing", "DCI optic \"" + link.optic + "\" of " + name +
-                                    " is not in the catalog: using " +
-                                    (optic ? optic->name : std::string("an unpriced optic")));
+        warn(WarningCode::CatalogMissing,
+             "DCI optic \"" + link.optic + "\" of " + name + " is not in the catalog: using " +
+                 (optic ? optic->name : std::string("an unpriced optic")));
     }
     if (optic) {
         // One coherent transceiver per wavelength per end.
@@ -204,11 +204,11 @@ std::vector<BomItem> dciBillOfMaterials(const DciLink& link, const Topology& top
         out.push_back({optic->name, "dci-optic", scope, 2 * wavelengths * perWavelength,
                        optic->priceUsd, optic->watts, "one per wavelength per end"});
         if (link.distanceKm * 1000.0 > optic->maxReachM)
-            warn("dci-reach", optic->name + " reaches " +
-                                  std::to_string(std::lround(optic->maxReachM / 1000.0)) +
-                                  " km but " + name + " is " +
-                                  std::to_string(std::lround(link.distanceKm)) +
-                                  " km: needs longer-reach optics or regeneration");
+            warn(WarningCode::DciReach, optic->name + " reaches " +
+                                            std::to_string(std::lround(optic->maxReachM / 1000.0)) +
+                                            " km but " + name + " is " +
+                                            std::to_string(std::lround(link.distanceKm)) +
+                                            " km: needs longer-reach optics or regeneration");
     }
 
     const LineSystemSpec* ls = catalog.lineSystem(link.lineSystem);
@@ -217,9 +217,9 @@ std::vector<BomItem> dciBillOfMaterials(const DciLink& link, const Topology& top
             if (l.maxReachKm >= link.distanceKm &&
                 (!ls || l.terminalPriceUsd < ls->terminalPriceUsd))
                 ls = &l;
-        warn("catalog-missing", "line system \"" + link.lineSystem + "\" of " + name +
-                                    " is not in the catalog: using " +
-                                    (ls ? ls->name : std::string("none (unpriced)")));
+        warn(WarningCode::CatalogMissing, "line system \"" + link.lineSystem + "\" of " + name +
+                                              " is not in the catalog: using " +
+                                              (ls ? ls->name : std::string("none (unpriced)")));
     }
     if (ls) {
         const std::int64_t pairs = ceilDiv(wavelengths, std::max(1, ls->maxWavelengths));
@@ -231,9 +231,9 @@ std::vector<BomItem> dciBillOfMaterials(const DciLink& link, const Topology& top
                            ls->amplifierWatts,
                            "every " + std::to_string(std::lround(ls->amplifierSpacingKm)) + " km"});
         if (ls->maxReachKm > 0.0 && link.distanceKm > ls->maxReachKm)
-            warn("dci-reach", ls->name + " reaches " + std::to_string(std::lround(ls->maxReachKm)) +
-                                  " km but " + name + " is " +
-                                  std::to_string(std::lround(link.distanceKm)) + " km");
+            warn(WarningCode::DciReach,
+                 ls->name + " reaches " + std::to_string(std::lround(ls->maxReachKm)) + " km but " +
+                     name + " is " + std::to_string(std::lround(link.distanceKm)) + " km");
     }
     return out;
 }

@@ -12,10 +12,10 @@ std::int64_t ceilDiv(std::int64_t a, std::int64_t b)
     return b <= 0 ? 0 : (a + b - 1) / b;
 }
 
-void warn(std::vector<Warning>* warnings, std::string code, std::string message)
+void warn(std::vector<Warning>* warnings, WarningCode code, std::string message)
 {
     if (warnings)
-        warnings->push_back({std::move(code), std::move(message)});
+        warnings->push_back({code, std::move(message)});
 }
 
 // Default radix when the catalog has no switch: a 51.2 Tb/s ASIC at 64 x 800G.
@@ -144,13 +144,13 @@ FabricDesign designFabric(const Datacenter& dc, const Catalog& catalog,
     f.kind = spec.kind;
     f.nicName = spec.nicModel;
     if (!spec.nicModel.empty() && !catalog.nic(spec.nicModel))
-        warn(warnings, "catalog-missing",
+        warn(warnings, WarningCode::CatalogMissing,
              "NIC \"" + spec.nicModel + "\" of " + dc.name + " is not in the catalog: using " +
                  std::to_string(static_cast<int>(fabricNicGbps(dc, catalog))) + " Gb/s");
     const double nicGbps = fabricNicGbps(dc, catalog);
     const SwitchSpec* sw = fabricSwitch(spec, nicGbps, catalog);
     if (!spec.switchModel.empty() && (!sw || sw->name != spec.switchModel))
-        warn(warnings, "catalog-missing",
+        warn(warnings, WarningCode::CatalogMissing,
              "switch \"" + spec.switchModel + "\" of " + dc.name +
                  " is not in the catalog: using " +
                  (sw ? sw->name : std::string("a 64-port switch at the NIC speed")));
@@ -222,7 +222,7 @@ FabricDesign designFabric(const Datacenter& dc, const Catalog& catalog,
     f.spineCoreLinks = f.plane.spineCoreLinks * f.planes;
     f.overCapacity = f.plane.overCapacity;
     if (f.overCapacity)
-        warn(warnings, "fabric-over-capacity",
+        warn(warnings, WarningCode::FabricOverCapacity,
              dc.name + ": " + std::to_string(f.plane.hostPorts) + " host ports exceed the " +
                  std::to_string(f.plane.capacityHosts) + " a " + std::to_string(maxTiers) +
                  "-tier fabric of radix " + std::to_string(f.radix) + " holds");

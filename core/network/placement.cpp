@@ -98,7 +98,7 @@ bool Analyzer::prepare()
     const Parallelism& par = s_.parallelism;
     pp_ = std::max(1, par.pp);
     if (s_.topology.datacenters.empty()) {
-        ctx_.warnings.push_back({"placement-invalid", "the topology has no datacenter"});
+        ctx_.warnings.push_back({WarningCode::PlacementInvalid, "the topology has no datacenter"});
         return false;
     }
     shards_ = effectiveShards(s_);
@@ -106,10 +106,10 @@ bool Analyzer::prepare()
     const Id firstDc = s_.topology.datacenters.front().id;
     for (PlacementShard& shard : shards_) {
         if (static_cast<int>(shard.stageDatacenters.size()) != pp_) {
-            ctx_.warnings.push_back(
-                {"placement-invalid", "a shard lists " +
-                                          std::to_string(shard.stageDatacenters.size()) +
-                                          " stage datacenters for PP " + std::to_string(pp_)});
+            ctx_.warnings.push_back({WarningCode::PlacementInvalid,
+                                     "a shard lists " +
+                                         std::to_string(shard.stageDatacenters.size()) +
+                                         " stage datacenters for PP " + std::to_string(pp_)});
             shard.stageDatacenters.resize(
                 static_cast<std::size_t>(pp_),
                 shard.stageDatacenters.empty() ? firstDc : shard.stageDatacenters.back());
@@ -117,7 +117,7 @@ bool Analyzer::prepare()
         for (Id& dc : shard.stageDatacenters)
             if (!findDatacenter(s_.topology, dc)) {
                 ctx_.warnings.push_back(
-                    {"placement-invalid",
+                    {WarningCode::PlacementInvalid,
                      "stage placed in unknown datacenter " + std::to_string(dc)});
                 dc = firstDc;
             }
@@ -129,7 +129,7 @@ bool Analyzer::prepare()
                 std::all_of(shard.splitDatacenters.begin(), shard.splitDatacenters.end(),
                             [&](Id dc) { return findDatacenter(s_.topology, dc) != nullptr; });
             if (!known || (!tp && shard.splitDim != ParallelDim::Cp) || degree % k != 0) {
-                ctx_.warnings.push_back({"placement-invalid",
+                ctx_.warnings.push_back({WarningCode::PlacementInvalid,
                                          "a shard's split across datacenters is invalid "
                                          "(unknown datacenter, dimension not tp or cp, or k "
                                          "not dividing the degree): ignored"});
@@ -151,7 +151,7 @@ bool Analyzer::prepare()
         }
     }
     if (dataParallel(s_) <= 0 || stages_.front().dcs.empty()) {
-        ctx_.warnings.push_back({"placement-invalid",
+        ctx_.warnings.push_back({WarningCode::PlacementInvalid,
                                  "no data-parallel replica: the GPU count is not a multiple "
                                  "of TP x CP x PP, or the shards hold no replica"});
         return false;
@@ -212,26 +212,26 @@ void Analyzer::analyzeDenseGroups(PlacementAnalysis& out)
                 ctx_, {stages_.front().dcs[0], stages_.front().dcs[1]},
                 static_cast<double>(std::int64_t{par.tp} * par.cp * stages_.front().smallest()),
                 static_cast<int>(par.ep / epLocal), nullptr));
-            ctx_.warnings.push_back(
-                {"ep-crosses-dc", "EP " + std::to_string(par.ep) + " does not divide the " +
-                                      std::to_string(expertSpace) + " expert ranks of " +
-                                      layout.dc->name +
-                                      ": expert all-to-all crosses the datacenter link"});
+            ctx_.warnings.push_back({WarningCode::EpCrossesDc,
+                                     "EP " + std::to_string(par.ep) + " does not divide the " +
+                                         std::to_string(expertSpace) + " expert ranks of " +
+                                         layout.dc->name +
+                                         ": expert all-to-all crosses the datacenter link"});
         }
         out.tp = first ? tp : slower(out.tp, tp);
         out.cp = first ? cp : slower(out.cp, cp);
         out.ep = first ? ep : slower(out.ep, ep);
         first = false;
         if (par.tp > layout.fabric.gpusPerDomain || tp.levels.size() > 1)
-            ctx_.warnings.push_back(
-                {"tp-exceeds-scale-up", "TP " + std::to_string(par.tp) + " does not fit the " +
-                                            std::to_string(layout.fabric.gpusPerDomain) +
-                                            "-GPU scale-up domain of " + layout.dc->name +
-                                            ": its collectives cross the " +
-                                            toString(tp.levels.back().linkClass) + " tier at " +
-                                            detail::formatNumber(tp.levels.back().bandwidthGBps) +
-                                            " GB/s per GPU instead of " +
-                                            detail::formatNumber(layout.scaleUpGBps) + " GB/s"});
+            ctx_.warnings.push_back({WarningCode::TpExceedsScaleUp,
+                                     "TP " + std::to_string(par.tp) + " does not fit the " +
+                                         std::to_string(layout.fabric.gpusPerDomain) +
+                                         "-GPU scale-up domain of " + layout.dc->name +
+                                         ": its collectives cross the " +
+                                         toString(tp.levels.back().linkClass) + " tier at " +
+                                         detail::formatNumber(tp.levels.back().bandwidthGBps) +
+                                         " GB/s per GPU instead of " +
+                                         detail::formatNumber(layout.scaleUpGBps) + " GB/s"});
         detail::warnCrossRail(ctx_, layout, ep, "EP all-to-all");
     }
 }

@@ -104,8 +104,8 @@ DcLayout& layoutFor(Context& ctx, Id dc)
     layout.scaleUpGBps = acc && acc->scaleUpGBpsPerDirection > 0.0 ? acc->scaleUpGBpsPerDirection
                                                                    : kDefaultScaleUpGBps;
     if (!acc)
-        ctx.warnings.push_back(
-            {"catalog-missing", "accelerator \"" + layout.dc->accelerator + "\" of " +
+        ctx.warnings.push_back({WarningCode::CatalogMissing,
+                                "accelerator \"" + layout.dc->accelerator + "\" of " +
                                     layout.dc->name + " is not in the catalog: scale-up " +
                                     formatNumber(kDefaultScaleUpGBps) + " GB/s assumed"});
     return ctx.layouts.emplace(dc, std::move(layout)).first->second;
@@ -204,9 +204,9 @@ LevelLink dciLevel(Context& ctx, const std::vector<Id>& dcs, double ownFlows, in
         const Id to = dcs[(k + 1) % dcs.size()];
         const auto route = ctx.graph.route(from, to);
         if (!route) {
-            ctx.warnings.push_back({"dci-unreachable", "no DCI route joins datacenters " +
-                                                           std::to_string(from) + " and " +
-                                                           std::to_string(to)});
+            ctx.warnings.push_back({WarningCode::DciUnreachable, "no DCI route joins datacenters " +
+                                                                     std::to_string(from) +
+                                                                     " and " + std::to_string(to)});
             l.bandwidthGBps = 0.0;
             continue;
         }
@@ -222,7 +222,7 @@ LevelLink dciLevel(Context& ctx, const std::vector<Id>& dcs, double ownFlows, in
             const double transport = transportFlowLimitGBps(*link, rtt);
             if (transport < share)
                 ctx.warnings.push_back(
-                    {"dci-transport-bound",
+                    {WarningCode::DciTransportBound,
                      "lossy IP on " + linkName(ctx, link->id) + " (RTT " + formatNumber(rtt * 1e3) +
                          " ms, loss " + formatNumber(link->packetLossRate) + ", " +
                          std::to_string(link->connectionsPerCollective) +
@@ -319,7 +319,7 @@ void warnCrossRail(Context& ctx, const DcLayout& layout, const GroupPath& path,
             l.bandwidthGBps >= plain)
             continue;
         ctx.warnings.push_back(
-            {"rail-only-forwarding",
+            {WarningCode::RailOnlyForwarding,
              what + " on rail-only " + layout.dc->name +
                  ": cross-rail traffic is forwarded through the scale-up domain first (Wang et "
                  "al. 2023): " +
@@ -333,13 +333,13 @@ void warnCrossRail(Context& ctx, const DcLayout& layout, const GroupPath& path,
 void warnBoundary(Context& ctx, int from, int to, const LevelLink& link)
 {
     const DciLink* dci = findLink(ctx.scenario.topology, link.dciLinkId);
-    ctx.warnings.push_back(
-        {"pp-crosses-dc", "stage " + std::to_string(from) + "->" + std::to_string(to) +
-                              " crosses " + linkName(ctx, link.dciLinkId) + " (" +
-                              (dci ? formatNumber(dci->distanceKm) : std::string("?")) + " km, " +
-                              formatNumber(link.latencyS * 1e6) + " us per transfer): " +
-                              std::to_string(link.concurrentFlows) + " GPU flows share it, " +
-                              formatNumber(link.bandwidthGBps) + " GB/s per GPU"});
+    ctx.warnings.push_back({WarningCode::PpCrossesDc,
+                            "stage " + std::to_string(from) + "->" + std::to_string(to) +
+                                " crosses " + linkName(ctx, link.dciLinkId) + " (" +
+                                (dci ? formatNumber(dci->distanceKm) : std::string("?")) + " km, " +
+                                formatNumber(link.latencyS * 1e6) + " us per transfer): " +
+                                std::to_string(link.concurrentFlows) + " GPU flows share it, " +
+                                formatNumber(link.bandwidthGBps) + " GB/s per GPU"});
 }
 
 void warnShared(Context& ctx, const GroupPath& path, const std::string& what)
@@ -353,18 +353,18 @@ void warnShared(Context& ctx, const GroupPath& path, const std::string& what)
     const int perGroup = std::max(1, path.size() / std::max(1, l.participants));
     const int groups = std::max(1, l.concurrentFlows / perGroup);
     const double cap = dciCapacityGBps(*dci);
-    ctx.warnings.push_back(
-        {"dci-shared", what + " of " + std::to_string(groups) + " groups shares " +
-                           linkName(ctx, dci->id) + " (" + formatNumber(cap * 8.0 / 1000.0) +
-                           " Tb/s): " + formatNumber(cap / groups) + " GB/s per group, " +
-                           formatNumber(l.bandwidthGBps) + " GB/s per GPU"});
+    ctx.warnings.push_back({WarningCode::DciShared,
+                            what + " of " + std::to_string(groups) + " groups shares " +
+                                linkName(ctx, dci->id) + " (" + formatNumber(cap * 8.0 / 1000.0) +
+                                " Tb/s): " + formatNumber(cap / groups) + " GB/s per group, " +
+                                formatNumber(l.bandwidthGBps) + " GB/s per GPU"});
 }
 
 void warnSplit(Context& ctx, ParallelDim dim, int degree, const LevelLink& link)
 {
     const bool tp = dim == ParallelDim::Tp;
     const DciLink* dci = findLink(ctx.scenario.topology, link.dciLinkId);
-    ctx.warnings.push_back({tp ? "tp-crosses-dc" : "cp-crosses-dc",
+    ctx.warnings.push_back({tp ? WarningCode::TpCrossesDc : WarningCode::CpCrossesDc,
                             std::string(tp ? "TP " : "CP ") + std::to_string(degree) +
                                 " is split across " + linkName(ctx, link.dciLinkId) + " (" +
                                 (dci ? formatNumber(dci->distanceKm) : std::string("?")) + " km, " +
