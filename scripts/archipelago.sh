@@ -33,7 +33,7 @@ install_missing() {
 }
 
 build() {
-  cmake --preset "$preset" -S "$here" >/dev/null
+  cmake --preset "$preset" -S "$here" -DARCHIPELAGO_WERROR="${ARCHIPELAGO_WERROR:-OFF}" >/dev/null
   cmake --build "$build_dir" -j "$(nproc)"
 }
 
@@ -48,6 +48,9 @@ case "${1:-}" in
     install_missing
     build
     cd "$build_dir"
+    # Under the sanitizers any report fails its test (halt_on_error, non-zero exit).
+    export ASAN_OPTIONS=${ASAN_OPTIONS:-halt_on_error=1:abort_on_error=0:detect_leaks=1}
+    export UBSAN_OPTIONS=${UBSAN_OPTIONS:-halt_on_error=1:print_stacktrace=1}
     QT_QPA_PLATFORM=offscreen ctest --output-on-failure -j "$(nproc)"
     ;;
   *)

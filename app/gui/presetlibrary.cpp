@@ -1,11 +1,13 @@
 #include "presetlibrary.h"
 
+#include <QCoreApplication>
 #include <QDir>
 #include <QFile>
 #include <QFileInfo>
 #include <QJsonDocument>
 #include <QJsonObject>
 #include <QSet>
+#include <QStandardPaths>
 
 #include <algorithm>
 
@@ -66,12 +68,21 @@ QList<PresetLibrary::Preset> PresetLibrary::presets()
         result.append({presetTitle(resources.filePath(name)), resources.filePath(name)});
         seen.insert(name);
     }
-#ifdef ARCHIPELAGO_PRESETS_DIR
-    const QDir source(QStringLiteral(ARCHIPELAGO_PRESETS_DIR));
-    for (const QString& name : source.entryList(filter, QDir::Files, QDir::Name))
-        if (!seen.contains(name))
-            result.append({presetTitle(source.filePath(name)), source.filePath(name)});
-#endif
+    // Presets installed beside the program (share/archipelago/presets of the .deb) and the
+    // user's own (~/.local/share/archipelago/presets): found at run time, so no build path is
+    // compiled into the binary.
+    QStringList folders{QCoreApplication::applicationDirPath() +
+                        QStringLiteral("/../share/archipelago/presets")};
+    for (const QString& data : QStandardPaths::standardLocations(QStandardPaths::GenericDataLocation))
+        folders.append(data + QStringLiteral("/archipelago/presets"));
+    for (const QString& folder : folders) {
+        const QDir dir(folder);
+        for (const QString& name : dir.entryList(filter, QDir::Files, QDir::Name))
+            if (!seen.contains(name)) {
+                result.append({presetTitle(dir.filePath(name)), dir.filePath(name)});
+                seen.insert(name);
+            }
+    }
     std::sort(result.begin(), result.end(),
               [](const Preset& a, const Preset& b) { return a.title < b.title; });
     return result;

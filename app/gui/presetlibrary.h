@@ -1,6 +1,6 @@
 // The bundled presets: compiled in as Qt resources (:/presets/, so they work without the
-// source tree), plus any newer ones found in the source tree's presets/ folder of a developer
-// build (ARCHIPELAGO_PRESETS_DIR).
+// source tree), plus any found in share/archipelago/presets beside the program or in the
+// user's data folders.
 #pragma once
 
 #include <QList>
