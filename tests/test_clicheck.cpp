@@ -57,13 +57,13 @@ private slots:
 private:
     std::string write(const QString& name, const QByteArray& contents);
 
-    QTemporaryDir dir_;
-    std::string valid_, invalid_, warns_;
+    QTemporaryDir m_dir;
+    std::string m_valid, m_invalid, m_warns;
 };
 
 std::string TestCliCheck::write(const QString& name, const QByteArray& contents)
 {
-    QFile file(dir_.filePath(name));
+    QFile file(m_dir.filePath(name));
     if (!file.open(QIODevice::WriteOnly) || file.write(contents) != contents.size())
         qFatal("cannot write %s", qPrintable(file.fileName()));
     return file.fileName().toStdString();
@@ -71,20 +71,20 @@ std::string TestCliCheck::write(const QString& name, const QByteArray& contents)
 
 void TestCliCheck::initTestCase()
 {
-    QVERIFY(dir_.isValid());
+    QVERIFY(m_dir.isValid());
     core::Scenario s = tests::multiDcScenario();
-    valid_ = write("valid.json", QByteArray::fromStdString(core::serializeScenario(s)));
+    m_valid = write("valid.json", QByteArray::fromStdString(core::serializeScenario(s)));
 
     // Two independent problems: a ZeRO stage out of range and a dangling link end.
     core::Scenario bad = s;
     bad.topology.links[0].b = 9;
     bad.parallelism.zeroStage = 7;
-    invalid_ = write("invalid.json", QByteArray::fromStdString(core::serializeScenario(bad)));
+    m_invalid = write("invalid.json", QByteArray::fromStdString(core::serializeScenario(bad)));
 
     core::Scenario odd = s;
     odd.parallelism.sequenceParallel = false;
     odd.schedule.kind = core::ScheduleKind::OneFOneB; // virtual stages without interleaving
-    warns_ = write("warns.json", QByteArray::fromStdString(core::serializeScenario(odd)));
+    m_warns = write("warns.json", QByteArray::fromStdString(core::serializeScenario(odd)));
 }
 
 void TestCliCheck::exitCodes_data()
@@ -108,9 +108,9 @@ void TestCliCheck::exitCodes()
     QFETCH(int, exitCode);
     std::vector<std::string> argv;
     for (const QString& a : args)
-        argv.push_back(a == "@valid"     ? valid_
-                       : a == "@invalid" ? invalid_
-                       : a == "@warns"   ? warns_
+        argv.push_back(a == "@valid"     ? m_valid
+                       : a == "@invalid" ? m_invalid
+                       : a == "@warns"   ? m_warns
                                          : a.toStdString());
     const Run run = check(argv);
     QCOMPARE(run.exitCode, exitCode);
@@ -120,18 +120,18 @@ void TestCliCheck::exitCodes()
 
 void TestCliCheck::validFilePrintsOk()
 {
-    const Run run = check({valid_});
+    const Run run = check({m_valid});
     QCOMPARE(run.exitCode, cli::kExitOk);
-    QCOMPARE(run.out, QStringList{QString::fromStdString(valid_) + ": ok"});
+    QCOMPARE(run.out, QStringList{QString::fromStdString(m_valid) + ": ok"});
     QVERIFY2(run.err.isEmpty(), qPrintable(run.err.join('\n')));
 }
 
 void TestCliCheck::invalidFilePrintsOneLinePerProblem()
 {
-    const Run run = check({invalid_});
+    const Run run = check({m_invalid});
     QCOMPARE(run.exitCode, cli::kExitInvalidInput);
     QVERIFY(run.out.isEmpty());
-    const QString file = QString::fromStdString(invalid_);
+    const QString file = QString::fromStdString(m_invalid);
     QCOMPARE(run.err.size(), 2);
     QVERIFY2(run.err.contains(file + ": /topology/dci_links/0/b: no datacenter with id 9"),
              qPrintable(run.err.join('\n')));
@@ -142,11 +142,11 @@ void TestCliCheck::invalidFilePrintsOneLinePerProblem()
 
 void TestCliCheck::warningsGoToStderr()
 {
-    const Run run = check({warns_});
+    const Run run = check({m_warns});
     QCOMPARE(run.exitCode, cli::kExitOk);
-    QCOMPARE(run.out, QStringList{QString::fromStdString(warns_) + ": ok"});
+    QCOMPARE(run.out, QStringList{QString::fromStdString(m_warns) + ": ok"});
     QCOMPARE(run.err.size(), 1);
-    QVERIFY2(run.err[0].startsWith(QString::fromStdString(warns_) +
+    QVERIFY2(run.err[0].startsWith(QString::fromStdString(m_warns) +
                                    ": warning: /parallelism/virtual_stages: "),
              qPrintable(run.err[0]));
 }
@@ -154,9 +154,9 @@ void TestCliCheck::warningsGoToStderr()
 void TestCliCheck::mixedFiles()
 {
     // Every file is checked even after an invalid one; the exit code reports the worst.
-    const Run run = check({invalid_, valid_, "/nonexistent/x.json"});
+    const Run run = check({m_invalid, m_valid, "/nonexistent/x.json"});
     QCOMPARE(run.exitCode, cli::kExitInvalidInput);
-    QCOMPARE(run.out, QStringList{QString::fromStdString(valid_) + ": ok"});
+    QCOMPARE(run.out, QStringList{QString::fromStdString(m_valid) + ": ok"});
     QVERIFY(run.err.filter("/nonexistent/x.json: cannot open").size() == 1);
 }
 
@@ -164,7 +164,7 @@ void TestCliCheck::refusesPipesAndDevices()
 {
     // A named pipe used to block `validate` forever and /dev/zero to be read until memory ran
     // out; every command reads through the same bounded, regular-files-only path.
-    const std::string fifo = dir_.filePath("pipe.json").toStdString();
+    const std::string fifo = m_dir.filePath("pipe.json").toStdString();
     QCOMPARE(::mkfifo(fifo.c_str(), 0600), 0);
     for (const std::string& path : {fifo, std::string("/dev/zero")}) {
         QCOMPARE(check({path}).exitCode, cli::kExitInvalidInput);
@@ -178,8 +178,8 @@ void TestCliCheck::refusesPipesAndDevices()
 void TestCliCheck::evaluateJsonOfNonUtf8FileName()
 {
     // The name goes into the JSON output; nlohmann used to throw on its invalid UTF-8.
-    const std::string path = dir_.path().toStdString() + "/bad\xff\xfe.json";
-    std::filesystem::copy_file(valid_, path);
+    const std::string path = m_dir.path().toStdString() + "/bad\xff\xfe.json";
+    std::filesystem::copy_file(m_valid, path);
     std::ostringstream out, err;
     QCOMPARE(cli::runEvaluate({path, "--json"}, out, err), cli::kExitOk);
     const nlohmann::json j = nlohmann::json::parse(out.str());
@@ -196,7 +196,7 @@ void TestCliCheck::evaluateJsonOfNonUtf8FileName()
 void TestCliCheck::evaluateEndOfOptions()
 {
     std::ostringstream out, err;
-    QCOMPARE(cli::runEvaluate({"--json", "--", valid_}, out, err), cli::kExitOk);
+    QCOMPARE(cli::runEvaluate({"--json", "--", m_valid}, out, err), cli::kExitOk);
     QVERIFY(nlohmann::json::parse(out.str()).contains("iteration_time_s"));
     std::ostringstream out2, err2;
     QCOMPARE(cli::runEvaluate({"--", "--json"}, out2, err2), cli::kExitInvalidInput);

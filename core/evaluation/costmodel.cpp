@@ -104,12 +104,12 @@ EvaluationWorkspace::~EvaluationWorkspace() = default;
 const TopologyModel& EvaluationWorkspace::topologyFor(const Topology& topology,
                                                       const Catalog& catalog, bool withBom)
 {
-    if (!model_ || !model_->matches(topology, catalog) || (withBom && !model_->hasBom())) {
-        model_ = std::make_unique<TopologyModel>(topology, catalog, TopologyModel::Ownership::Copy,
-                                                 withBom);
-        ++builds_;
+    if (!m_model || !m_model->matches(topology, catalog) || (withBom && !m_model->hasBom())) {
+        m_model = std::make_unique<TopologyModel>(topology, catalog, TopologyModel::Ownership::Copy,
+                                                  withBom);
+        ++m_builds;
     }
-    return *model_;
+    return *m_model;
 }
 
 Evaluation evaluate(const Scenario& scenario, const Catalog& catalog,

@@ -40,11 +40,11 @@ public:
     // The topology model for `topology`, built on first use (with its BOM when asked).
     const TopologyModel& topologyFor(const Topology& topology, const Catalog& catalog,
                                      bool withBom);
-    int topologyBuilds() const { return builds_; }
+    int topologyBuilds() const { return m_builds; }
 
 private:
-    std::unique_ptr<TopologyModel> model_;
-    int builds_ = 0;
+    std::unique_ptr<TopologyModel> m_model;
+    int m_builds = 0;
 };
 
 // The built-in catalog merged with the scenario's overrides.

@@ -20,35 +20,35 @@ public:
     static constexpr std::size_t kMaxKept = 500;
 
     explicit DiagnosticSink(std::string file)
-        : file_(std::move(file))
+        : m_file(std::move(file))
     {}
 
     void error(std::string pointer, std::string message)
     {
-        add({Diagnostic::Severity::Error, file_, std::move(pointer), std::move(message)});
+        add({Diagnostic::Severity::Error, m_file, std::move(pointer), std::move(message)});
     }
     void warning(std::string pointer, std::string message)
     {
-        add({Diagnostic::Severity::Warning, file_, std::move(pointer), std::move(message)});
+        add({Diagnostic::Severity::Warning, m_file, std::move(pointer), std::move(message)});
     }
     void add(Diagnostic d)
     {
-        d.file = file_;
+        d.file = m_file;
         const bool isError = d.severity == Diagnostic::Severity::Error;
-        auto& list = isError ? errors_ : warnings_;
+        auto& list = isError ? m_errors : m_warnings;
         if (list.size() < kMaxKept)
             list.push_back(std::move(d));
         else
-            ++(isError ? moreErrors_ : moreWarnings_);
+            ++(isError ? m_moreErrors : m_moreWarnings);
     }
 
-    const std::string& file() const { return file_; }
-    bool hasErrors() const { return !errors_.empty(); }
-    const std::vector<Diagnostic>& errors() const { return errors_; }
-    const std::vector<Diagnostic>& warnings() const { return warnings_; }
+    const std::string& file() const { return m_file; }
+    bool hasErrors() const { return !m_errors.empty(); }
+    const std::vector<Diagnostic>& errors() const { return m_errors; }
+    const std::vector<Diagnostic>& warnings() const { return m_warnings; }
     // The kept diagnostics, then one line counting those dropped.
-    std::vector<Diagnostic> takeErrors() { return take(errors_, moreErrors_, "errors"); }
-    std::vector<Diagnostic> takeWarnings() { return take(warnings_, moreWarnings_, "warnings"); }
+    std::vector<Diagnostic> takeErrors() { return take(m_errors, m_moreErrors, "errors"); }
+    std::vector<Diagnostic> takeWarnings() { return take(m_warnings, m_moreWarnings, "warnings"); }
 
 private:
     std::vector<Diagnostic> take(std::vector<Diagnostic>& list, std::size_t& more, const char* what)
@@ -56,18 +56,18 @@ private:
         std::vector<Diagnostic> out = std::exchange(list, {});
         if (more > 0)
             out.push_back({out.front().severity,
-                           file_,
+                           m_file,
                            {},
                            std::to_string(more) + " more " + what + " not shown"});
         more = 0;
         return out;
     }
 
-    std::string file_;
-    std::vector<Diagnostic> errors_;
-    std::vector<Diagnostic> warnings_;
-    std::size_t moreErrors_ = 0;
-    std::size_t moreWarnings_ = 0;
+    std::string m_file;
+    std::vector<Diagnostic> m_errors;
+    std::vector<Diagnostic> m_warnings;
+    std::size_t m_moreErrors = 0;
+    std::size_t m_moreWarnings = 0;
 };
 
 // JSON pointer (RFC 6901) of a child: "~" and "/" in keys are escaped as "~0" and "~1".

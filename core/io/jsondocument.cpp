@@ -50,9 +50,9 @@ class DomBuilder
 {
 public:
     DomBuilder(Json& root, std::string_view text, DiagnosticSink& sink)
-        : root_(root)
-        , text_(text)
-        , sink_(sink)
+        : m_root(root)
+        , m_text(text)
+        , m_sink(sink)
     {}
 
     bool null() { return add(Json(nullptr)) != nullptr; }
@@ -73,18 +73,18 @@ public:
 
     bool key(Json::string_t& k)
     {
-        if (!stack_.back().keys.insert(k).second)
-            sink_.error(childPointer(pointer(), k),
-                        "duplicate key \"" + printable(k) + "\" (which value is meant?)");
-        key_ = std::move(k);
-        keyPending_ = true;
+        if (!m_stack.back().keys.insert(k).second)
+            m_sink.error(childPointer(pointer(), k),
+                         "duplicate key \"" + printable(k) + "\" (which value is meant?)");
+        m_key = std::move(k);
+        m_keyPending = true;
         return true;
     }
 
     bool parse_error(std::size_t position, const std::string&, const Json::exception& ex)
     {
-        const std::size_t end = std::min(position, text_.size());
-        const auto upto = text_.substr(0, end);
+        const std::size_t end = std::min(position, m_text.size());
+        const auto upto = m_text.substr(0, end);
         const auto line = std::count(upto.begin(), upto.end(), '\n') + 1;
         const auto lastNewline = upto.rfind('\n');
         const auto column = lastNewline == std::string_view::npos ? end : end - lastNewline - 1;
@@ -92,11 +92,11 @@ public:
                             std::to_string(column) + " (byte " + std::to_string(position) + ")";
         // 406: a number such as 1e999 that does not fit a double.
         if (ex.id == 406)
-            sink_.error(pendingPointer(), "expected a finite number, got one out of range " +
-                                              where + ": " + exceptionDetail(ex.what()));
+            m_sink.error(pendingPointer(), "expected a finite number, got one out of range " +
+                                               where + ": " + exceptionDetail(ex.what()));
         else
-            sink_.error(pendingPointer(),
-                        "invalid JSON " + where + ": " + exceptionDetail(ex.what()));
+            m_sink.error(pendingPointer(),
+                         "invalid JSON " + where + ": " + exceptionDetail(ex.what()));
         return false;
     }
 
@@ -109,50 +109,50 @@ private:
     };
 
     // Pointer of the innermost open container.
-    std::string pointer() const { return stack_.empty() ? std::string{} : stack_.back().pointer; }
+    std::string pointer() const { return m_stack.empty() ? std::string{} : m_stack.back().pointer; }
 
     // Pointer of the value about to be parsed.
     std::string pendingPointer() const
     {
-        if (stack_.empty())
+        if (m_stack.empty())
             return {};
-        const Json& top = *stack_.back().value;
+        const Json& top = *m_stack.back().value;
         if (top.is_array())
             return childPointer(pointer(), top.size());
-        return keyPending_ ? childPointer(pointer(), key_) : pointer();
+        return m_keyPending ? childPointer(pointer(), m_key) : pointer();
     }
 
     Json* add(Json value)
     {
-        if (++values_ > kMaxJsonValues) {
-            sink_.error(pendingPointer(), "the document holds more than " +
-                                              std::to_string(kMaxJsonValues) +
-                                              " JSON values; refusing to read it");
+        if (++m_values > kMaxJsonValues) {
+            m_sink.error(pendingPointer(), "the document holds more than " +
+                                               std::to_string(kMaxJsonValues) +
+                                               " JSON values; refusing to read it");
             return nullptr;
         }
-        if (stack_.empty()) {
-            root_ = std::move(value);
-            return &root_;
+        if (m_stack.empty()) {
+            m_root = std::move(value);
+            return &m_root;
         }
-        Json& top = *stack_.back().value;
+        Json& top = *m_stack.back().value;
         if (top.is_array()) {
             top.push_back(std::move(value));
             return &top.back();
         }
-        keyPending_ = false;
+        m_keyPending = false;
         // Appended without the ordered map's linear key search, which would make an object of
         // a million keys take hours. A duplicate key is appended too: it is already an error,
         // so which copy a reader would see does not matter.
         auto& entries = static_cast<Json::object_t::Container&>(top.get_ref<Json::object_t&>());
-        entries.emplace_back(key_, std::move(value));
+        entries.emplace_back(m_key, std::move(value));
         return &entries.back().second;
     }
 
     bool open(Json container)
     {
-        if (stack_.size() >= kMaxJsonDepth) {
-            sink_.error(pendingPointer(), "nesting deeper than " + std::to_string(kMaxJsonDepth) +
-                                              " levels; refusing to read it");
+        if (m_stack.size() >= kMaxJsonDepth) {
+            m_sink.error(pendingPointer(), "nesting deeper than " + std::to_string(kMaxJsonDepth) +
+                                               " levels; refusing to read it");
             return false;
         }
         std::string childPtr = pendingPointer();
@@ -161,24 +161,24 @@ private:
             return false;
         // Safe to keep: a container is only modified while it is the innermost open one, so
         // the vectors holding the outer ones do not reallocate.
-        stack_.push_back({child, std::move(childPtr), {}});
+        m_stack.push_back({child, std::move(childPtr), {}});
         return true;
     }
 
     bool close()
     {
-        stack_.pop_back();
-        keyPending_ = false;
+        m_stack.pop_back();
+        m_keyPending = false;
         return true;
     }
 
-    Json& root_;
-    std::string_view text_;
-    DiagnosticSink& sink_;
-    std::vector<Frame> stack_;
-    std::string key_;
-    bool keyPending_ = false;
-    std::size_t values_ = 0;
+    Json& m_root;
+    std::string_view m_text;
+    DiagnosticSink& m_sink;
+    std::vector<Frame> m_stack;
+    std::string m_key;
+    bool m_keyPending = false;
+    std::size_t m_values = 0;
 };
 
 } // namespace

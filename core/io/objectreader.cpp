@@ -20,43 +20,43 @@ std::string typeError(std::string_view expected, const Json& v)
 } // namespace
 
 ObjectReader::ObjectReader(const Json& value, std::string pointer, DiagnosticSink& sink)
-    : pointer_(std::move(pointer))
-    , sink_(sink)
+    : m_pointer(std::move(pointer))
+    , m_sink(sink)
 {
     if (value.is_object())
-        object_ = &value;
+        m_object = &value;
     else
-        sink_.error(pointer_, typeError("an object", value));
+        m_sink.error(m_pointer, typeError("an object", value));
 }
 
 ObjectReader::~ObjectReader()
 {
-    if (!object_)
+    if (!m_object)
         return;
     std::size_t unknown = 0;
-    for (const auto& [key, value] : object_->items()) {
-        if (std::find(seen_.begin(), seen_.end(), key) != seen_.end())
+    for (const auto& [key, value] : m_object->items()) {
+        if (std::find(m_seen.begin(), m_seen.end(), key) != m_seen.end())
             continue;
         if (++unknown <= kMaxUnknownKeyWarnings)
-            sink_.warning(pointerOf(key), "unknown key \"" + key + "\" (ignored)");
+            m_sink.warning(pointerOf(key), "unknown key \"" + key + "\" (ignored)");
     }
     if (unknown > kMaxUnknownKeyWarnings)
-        sink_.warning(pointer_, std::to_string(unknown - kMaxUnknownKeyWarnings) +
-                                    " more unknown keys (ignored)");
+        m_sink.warning(m_pointer, std::to_string(unknown - kMaxUnknownKeyWarnings) +
+                                      " more unknown keys (ignored)");
 }
 
 void ObjectReader::error(std::string_view key, std::string message)
 {
-    sink_.error(pointerOf(key), std::move(message));
+    m_sink.error(pointerOf(key), std::move(message));
 }
 
 const Json* ObjectReader::find(std::string_view key, Need need, std::string_view expected)
 {
-    if (!object_)
+    if (!m_object)
         return nullptr;
-    seen_.emplace_back(key);
-    const auto it = object_->find(std::string(key));
-    if (it != object_->end())
+    m_seen.emplace_back(key);
+    const auto it = m_object->find(std::string(key));
+    if (it != m_object->end())
         return &*it;
     if (need == Need::Required)
         error(key, "missing required key \"" + std::string(key) + "\" (expected " +
@@ -67,13 +67,13 @@ const Json* ObjectReader::find(std::string_view key, Need need, std::string_view
 bool ObjectReader::integer(std::string_view key, int& out, Need need, std::string_view expected)
 {
     const Json* v = find(key, need, expected);
-    return v && readInt(*v, pointerOf(key), sink_, out, expected);
+    return v && readInt(*v, pointerOf(key), m_sink, out, expected);
 }
 
 bool ObjectReader::number(std::string_view key, double& out, Need need, std::string_view expected)
 {
     const Json* v = find(key, need, expected);
-    return v && readNumber(*v, pointerOf(key), sink_, out, expected);
+    return v && readNumber(*v, pointerOf(key), m_sink, out, expected);
 }
 
 bool ObjectReader::integer(std::string_view key, int& out, Need need, const limits::IntLimit& limit)

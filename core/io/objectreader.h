@@ -28,16 +28,16 @@ public:
     ObjectReader(const ObjectReader&) = delete;
     ObjectReader& operator=(const ObjectReader&) = delete;
 
-    bool valid() const { return object_ != nullptr; }
-    const std::string& pointer() const { return pointer_; }
-    std::string pointerOf(std::string_view key) const { return childPointer(pointer_, key); }
-    DiagnosticSink& sink() { return sink_; }
+    bool valid() const { return m_object != nullptr; }
+    const std::string& pointer() const { return m_pointer; }
+    std::string pointerOf(std::string_view key) const { return childPointer(m_pointer, key); }
+    DiagnosticSink& sink() { return m_sink; }
     void error(std::string_view key, std::string message);
 
     // The value of `key`, or nullptr when absent (an error when required). Marks it as known.
     const Json* find(std::string_view key, Need need, std::string_view expected);
     // Marks a key as known without reading it.
-    void skip(std::string_view key) { seen_.emplace_back(key); }
+    void skip(std::string_view key) { m_seen.emplace_back(key); }
 
     // Each returns true when the key was present and of the right type (then `out` is set).
     bool integer(std::string_view key, int& out, Need need,
@@ -75,7 +75,7 @@ public:
         const Json* v = find(key, need, "an object");
         if (!v)
             return false;
-        ObjectReader child(*v, pointerOf(key), sink_);
+        ObjectReader child(*v, pointerOf(key), m_sink);
         if (child.valid())
             read(child);
         return child.valid();
@@ -96,7 +96,7 @@ public:
     template <typename F> bool objects(std::string_view key, Need need, F&& read)
     {
         return array(key, need, [&](const Json& element, const std::string& ptr) {
-            ObjectReader child(element, ptr, sink_);
+            ObjectReader child(element, ptr, m_sink);
             if (child.valid())
                 read(child);
         });
@@ -105,10 +105,10 @@ public:
 private:
     bool checkArray(std::string_view key, const Json& v);
 
-    const Json* object_ = nullptr;
-    std::string pointer_;
-    DiagnosticSink& sink_;
-    std::vector<std::string> seen_;
+    const Json* m_object = nullptr;
+    std::string m_pointer;
+    DiagnosticSink& m_sink;
+    std::vector<std::string> m_seen;
 };
 
 // Readers for single values (array elements); they report to `sink` at `pointer`.

@@ -17,17 +17,17 @@ class IdSet
 {
 public:
     explicit IdSet(const char* kind)
-        : kind_(kind)
+        : m_kind(kind)
     {}
     void add(DiagnosticSink& sink, const std::string& pointer, Id id)
     {
-        if (!ids_.insert(id).second)
-            sink.error(pointer, std::string("duplicate ") + kind_ + " id " + std::to_string(id));
+        if (!m_ids.insert(id).second)
+            sink.error(pointer, std::string("duplicate ") + m_kind + " id " + std::to_string(id));
     }
 
 private:
-    const char* kind_;
-    std::unordered_set<Id> ids_;
+    const char* m_kind;
+    std::unordered_set<Id> m_ids;
 };
 
 // A name that must be in the catalog; `optional` names may be "" (= the default).

@@ -462,20 +462,20 @@ WarningCode warningCode(ShapeCategory category)
 void ShapeFindings::error(ShapeCategory category, std::string pointer, std::string message)
 {
     if (!hasErrors())
-        firstError_ = all_.size();
-    all_.push_back(
+        m_firstError = m_all.size();
+    m_all.push_back(
         {category, {Diagnostic::Severity::Error, {}, std::move(pointer), std::move(message)}});
 }
 
 void ShapeFindings::warning(std::string pointer, std::string message)
 {
-    all_.push_back({ShapeCategory::Invalid,
-                    {Diagnostic::Severity::Warning, {}, std::move(pointer), std::move(message)}});
+    m_all.push_back({ShapeCategory::Invalid,
+                     {Diagnostic::Severity::Warning, {}, std::move(pointer), std::move(message)}});
 }
 
 const ShapeFinding* ShapeFindings::firstError() const
 {
-    return hasErrors() ? &all_[firstError_] : nullptr;
+    return hasErrors() ? &m_all[m_firstError] : nullptr;
 }
 
 std::string describeDatacenter(const Datacenter& dc)

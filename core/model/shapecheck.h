@@ -53,13 +53,13 @@ public:
     void error(ShapeCategory category, std::string pointer, std::string message);
     void warning(std::string pointer, std::string message);
 
-    bool hasErrors() const { return firstError_ < all_.size(); }
+    bool hasErrors() const { return m_firstError < m_all.size(); }
     const ShapeFinding* firstError() const;
-    const std::vector<ShapeFinding>& all() const { return all_; }
+    const std::vector<ShapeFinding>& all() const { return m_all; }
 
 private:
-    std::vector<ShapeFinding> all_;
-    std::size_t firstError_ = static_cast<std::size_t>(-1);
+    std::vector<ShapeFinding> m_all;
+    std::size_t m_firstError = static_cast<std::size_t>(-1);
 };
 
 // Datacenter name for messages: "dc-west" (id 3).

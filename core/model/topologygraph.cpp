@@ -13,7 +13,7 @@ namespace archipelago::core {
 
 namespace {
 
-// Undirected graph; each edge carries its index into TopologyGraph::edges_ and its length.
+// Undirected graph; each edge carries its index into TopologyGraph::m_edges and its length.
 struct EdgeProps
 {
     int index = 0;
@@ -34,40 +34,40 @@ TopologyGraph::TopologyGraph(TopologyGraph&&) noexcept = default;
 TopologyGraph& TopologyGraph::operator=(TopologyGraph&&) noexcept = default;
 
 TopologyGraph::TopologyGraph(const Topology& topology)
-    : graph_(std::make_unique<BoostGraph>())
+    : m_graph(std::make_unique<BoostGraph>())
 {
     for (const Datacenter& dc : topology.datacenters) {
-        index_.emplace(dc.id, static_cast<int>(ids_.size()));
-        ids_.push_back(dc.id);
+        m_index.emplace(dc.id, static_cast<int>(m_ids.size()));
+        m_ids.push_back(dc.id);
     }
     for (const DciLink& link : topology.links) {
         const auto a = vertex(link.a);
         const auto b = vertex(link.b);
         if (a && b && *a != *b)
-            edges_.push_back({*a, *b, &link});
+            m_edges.push_back({*a, *b, &link});
     }
-    graph_->g = Graph(ids_.size());
-    for (std::size_t i = 0; i < edges_.size(); ++i)
+    m_graph->g = Graph(m_ids.size());
+    for (std::size_t i = 0; i < m_edges.size(); ++i)
         boost::add_edge(
-            static_cast<std::size_t>(edges_[i].a), static_cast<std::size_t>(edges_[i].b),
-            EdgeProps{static_cast<int>(i), std::max(0.0, edges_[i].link->distanceKm)}, graph_->g);
-    components_.assign(ids_.size(), 0);
-    if (!ids_.empty())
-        componentCount_ =
-            static_cast<int>(boost::connected_components(graph_->g, components_.data()));
+            static_cast<std::size_t>(m_edges[i].a), static_cast<std::size_t>(m_edges[i].b),
+            EdgeProps{static_cast<int>(i), std::max(0.0, m_edges[i].link->distanceKm)}, m_graph->g);
+    m_components.assign(m_ids.size(), 0);
+    if (!m_ids.empty())
+        m_componentCount =
+            static_cast<int>(boost::connected_components(m_graph->g, m_components.data()));
 }
 
 std::optional<int> TopologyGraph::vertex(Id id) const
 {
-    const auto it = index_.find(id);
-    if (it == index_.end())
+    const auto it = m_index.find(id);
+    if (it == m_index.end())
         return std::nullopt;
     return it->second;
 }
 
 int TopologyGraph::componentCount() const
 {
-    return componentCount_;
+    return m_componentCount;
 }
 
 std::optional<DciRoute> TopologyGraph::route(Id from, Id to) const
@@ -82,10 +82,10 @@ std::optional<DciRoute> TopologyGraph::route(Id from, Id to) const
     if (*s == *t)
         return result;
 
-    const Graph& g = graph_->g;
-    std::vector<Graph::vertex_descriptor> pred(ids_.size());
-    std::vector<double> dist(ids_.size());
-    std::vector<Graph::edge_descriptor> predEdge(ids_.size());
+    const Graph& g = m_graph->g;
+    std::vector<Graph::vertex_descriptor> pred(m_ids.size());
+    std::vector<double> dist(m_ids.size());
+    std::vector<Graph::edge_descriptor> predEdge(m_ids.size());
     // Record the edge used to reach each vertex so parallel links resolve to the shorter one.
     struct EdgeRecorder : boost::default_dijkstra_visitor
     {
@@ -112,9 +112,9 @@ std::optional<DciRoute> TopologyGraph::route(Id from, Id to) const
     std::reverse(edgeIndices.begin(), edgeIndices.end());
     int at = *s;
     for (int e : edgeIndices) {
-        const Edge& edge = edges_[static_cast<std::size_t>(e)];
+        const Edge& edge = m_edges[static_cast<std::size_t>(e)];
         at = edge.a == at ? edge.b : edge.a;
-        result.datacenters.push_back(ids_[static_cast<std::size_t>(at)]);
+        result.datacenters.push_back(m_ids[static_cast<std::size_t>(at)]);
         result.links.push_back(edge.link->id);
         result.distanceKm += edge.link->distanceKm;
         result.oneWayLatencyS += dciOneWayLatencyS(*edge.link);
@@ -133,7 +133,7 @@ double TopologyGraph::maxBottleneckGBps(Id from, Id to) const
         return std::numeric_limits<double>::infinity();
     // Max-min label setting: repeatedly settle the vertex with the widest known bottleneck.
     // A few dozen datacenters: the O(V^2) scan is simpler than a heap and fast enough.
-    const std::size_t n = ids_.size();
+    const std::size_t n = m_ids.size();
     std::vector<double> width(n, 0.0);
     std::vector<bool> done(n, false);
     width[static_cast<std::size_t>(*s)] = std::numeric_limits<double>::infinity();
@@ -145,7 +145,7 @@ double TopologyGraph::maxBottleneckGBps(Id from, Id to) const
         if (best == n)
             break;
         done[best] = true;
-        for (const Edge& e : edges_) {
+        for (const Edge& e : m_edges) {
             const auto a = static_cast<std::size_t>(e.a);
             const auto b = static_cast<std::size_t>(e.b);
             if (a != best && b != best)

@@ -33,11 +33,11 @@ public:
     TopologyGraph(TopologyGraph&&) noexcept;
     TopologyGraph& operator=(TopologyGraph&&) noexcept;
 
-    std::size_t datacenterCount() const { return ids_.size(); }
+    std::size_t datacenterCount() const { return m_ids.size(); }
     // Number of connected components (1 = every datacenter reaches every other).
     int componentCount() const;
     // Component index of each datacenter, in topology order (0 holds the first datacenter).
-    const std::vector<int>& components() const { return components_; }
+    const std::vector<int>& components() const { return m_components; }
     bool isConnected() const { return componentCount() <= 1; }
     bool connected(Id a, Id b) const { return route(a, b).has_value(); }
 
@@ -57,12 +57,12 @@ private:
     struct BoostGraph; // boost::adjacency_list, kept out of this header
     std::optional<int> vertex(Id id) const;
 
-    std::vector<Id> ids_;     // vertex index -> datacenter id
-    std::map<Id, int> index_; // datacenter id -> vertex index
-    std::vector<Edge> edges_;
-    std::unique_ptr<BoostGraph> graph_;
-    std::vector<int> components_;
-    int componentCount_ = 0;
+    std::vector<Id> m_ids;     // vertex index -> datacenter id
+    std::map<Id, int> m_index; // datacenter id -> vertex index
+    std::vector<Edge> m_edges;
+    std::unique_ptr<BoostGraph> m_graph;
+    std::vector<int> m_components;
+    int m_componentCount = 0;
 };
 
 } // namespace archipelago::core

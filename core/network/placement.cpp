@@ -65,12 +65,12 @@ class Analyzer
 {
 public:
     Analyzer(const Scenario& scenario, const Catalog& catalog, const TopologyModel* model)
-        : s_(scenario)
-        , own_(model ? nullptr
-                     : std::make_unique<TopologyModel>(scenario.topology, catalog,
-                                                       TopologyModel::Ownership::Borrow, false))
-        , ctx_{scenario, catalog, model ? *model : *own_, model ? model->graph() : own_->graph(),
-               {},       {}}
+        : m_scenario(scenario)
+        , m_own(model ? nullptr
+                      : std::make_unique<TopologyModel>(scenario.topology, catalog,
+                                                        TopologyModel::Ownership::Borrow, false))
+        , m_ctx{scenario, catalog, model ? *model : *m_own, model ? model->graph() : m_own->graph(),
+                {},       {}}
     {}
 
     PlacementAnalysis run();
@@ -83,40 +83,40 @@ private:
     void analyzeBoundaries(PlacementAnalysis& out);
     void analyzeSplitGroups(PlacementAnalysis& out);
 
-    const Scenario& s_;
-    std::unique_ptr<TopologyModel> own_; // when the caller has none cached
+    const Scenario& m_scenario;
+    std::unique_ptr<TopologyModel> m_own; // when the caller has none cached
 
-    detail::Context ctx_;
-    std::vector<PlacementShard> shards_;
-    std::vector<PlacementShard> splitShards_; // shards whose TP or CP group spans datacenters
-    std::vector<StageReplicas> stages_;
-    int pp_ = 1;
+    detail::Context m_ctx;
+    std::vector<PlacementShard> m_shards;
+    std::vector<PlacementShard> m_splitShards; // shards whose TP or CP group spans datacenters
+    std::vector<StageReplicas> m_stages;
+    int m_pp = 1;
 };
 
 bool Analyzer::prepare()
 {
-    const Parallelism& par = s_.parallelism;
-    pp_ = std::max(1, par.pp);
-    if (s_.topology.datacenters.empty()) {
-        ctx_.warnings.push_back({WarningCode::PlacementInvalid, "the topology has no datacenter"});
+    const Parallelism& par = m_scenario.parallelism;
+    m_pp = std::max(1, par.pp);
+    if (m_scenario.topology.datacenters.empty()) {
+        m_ctx.warnings.push_back({WarningCode::PlacementInvalid, "the topology has no datacenter"});
         return false;
     }
-    shards_ = effectiveShards(s_);
-    stages_.assign(static_cast<std::size_t>(pp_), {});
-    const Id firstDc = s_.topology.datacenters.front().id;
-    for (PlacementShard& shard : shards_) {
-        if (static_cast<int>(shard.stageDatacenters.size()) != pp_) {
-            ctx_.warnings.push_back({WarningCode::PlacementInvalid,
-                                     "a shard lists " +
-                                         std::to_string(shard.stageDatacenters.size()) +
-                                         " stage datacenters for PP " + std::to_string(pp_)});
+    m_shards = effectiveShards(m_scenario);
+    m_stages.assign(static_cast<std::size_t>(m_pp), {});
+    const Id firstDc = m_scenario.topology.datacenters.front().id;
+    for (PlacementShard& shard : m_shards) {
+        if (static_cast<int>(shard.stageDatacenters.size()) != m_pp) {
+            m_ctx.warnings.push_back({WarningCode::PlacementInvalid,
+                                      "a shard lists " +
+                                          std::to_string(shard.stageDatacenters.size()) +
+                                          " stage datacenters for PP " + std::to_string(m_pp)});
             shard.stageDatacenters.resize(
-                static_cast<std::size_t>(pp_),
+                static_cast<std::size_t>(m_pp),
                 shard.stageDatacenters.empty() ? firstDc : shard.stageDatacenters.back());
         }
         for (Id& dc : shard.stageDatacenters)
-            if (!findDatacenter(s_.topology, dc)) {
-                ctx_.warnings.push_back(
+            if (!findDatacenter(m_scenario.topology, dc)) {
+                m_ctx.warnings.push_back(
                     {WarningCode::PlacementInvalid,
                      "stage placed in unknown datacenter " + std::to_string(dc)});
                 dc = firstDc;
@@ -125,21 +125,21 @@ bool Analyzer::prepare()
             const bool tp = shard.splitDim == ParallelDim::Tp;
             const int degree = tp ? par.tp : par.cp;
             const auto k = static_cast<int>(shard.splitDatacenters.size());
-            const bool known =
-                std::all_of(shard.splitDatacenters.begin(), shard.splitDatacenters.end(),
-                            [&](Id dc) { return findDatacenter(s_.topology, dc) != nullptr; });
+            const bool known = std::all_of(
+                shard.splitDatacenters.begin(), shard.splitDatacenters.end(),
+                [&](Id dc) { return findDatacenter(m_scenario.topology, dc) != nullptr; });
             if (!known || (!tp && shard.splitDim != ParallelDim::Cp) || degree % k != 0) {
-                ctx_.warnings.push_back({WarningCode::PlacementInvalid,
-                                         "a shard's split across datacenters is invalid "
-                                         "(unknown datacenter, dimension not tp or cp, or k "
-                                         "not dividing the degree): ignored"});
+                m_ctx.warnings.push_back({WarningCode::PlacementInvalid,
+                                          "a shard's split across datacenters is invalid "
+                                          "(unknown datacenter, dimension not tp or cp, or k "
+                                          "not dividing the degree): ignored"});
                 shard.splitDatacenters.clear();
             }
         }
         if (shard.dpReplicas <= 0)
             continue;
-        for (int i = 0; i < pp_; ++i) {
-            StageReplicas& st = stages_[static_cast<std::size_t>(i)];
+        for (int i = 0; i < m_pp; ++i) {
+            StageReplicas& st = m_stages[static_cast<std::size_t>(i)];
             const Id dc = shard.stageDatacenters[static_cast<std::size_t>(i)];
             const auto it = std::find(st.dcs.begin(), st.dcs.end(), dc);
             if (it == st.dcs.end()) {
@@ -150,40 +150,40 @@ bool Analyzer::prepare()
             }
         }
     }
-    if (dataParallel(s_) <= 0 || stages_.front().dcs.empty()) {
-        ctx_.warnings.push_back({WarningCode::PlacementInvalid,
-                                 "no data-parallel replica: the GPU count is not a multiple "
-                                 "of TP x CP x PP, or the shards hold no replica"});
+    if (dataParallel(m_scenario) <= 0 || m_stages.front().dcs.empty()) {
+        m_ctx.warnings.push_back({WarningCode::PlacementInvalid,
+                                  "no data-parallel replica: the GPU count is not a multiple "
+                                  "of TP x CP x PP, or the shards hold no replica"});
         return false;
     }
     // Per-datacenter layout sizes: the most replicas of any stage and the most stages of any
     // shard placed there.
-    for (const StageReplicas& st : stages_)
+    for (const StageReplicas& st : m_stages)
         for (std::size_t k = 0; k < st.dcs.size(); ++k) {
-            DcLayout& layout = detail::layoutFor(ctx_, st.dcs[k]);
+            DcLayout& layout = detail::layoutFor(m_ctx, st.dcs[k]);
             layout.dpLocal = std::max(layout.dpLocal, st.counts[k]);
         }
-    for (const PlacementShard& shard : shards_)
+    for (const PlacementShard& shard : m_shards)
         for (const Id dc : shard.stageDatacenters) {
             const auto n =
                 std::count(shard.stageDatacenters.begin(), shard.stageDatacenters.end(), dc);
-            DcLayout& layout = detail::layoutFor(ctx_, dc);
+            DcLayout& layout = detail::layoutFor(m_ctx, dc);
             layout.ppLocal = std::max<std::int64_t>(layout.ppLocal, n);
         }
     // A split shard holds every one of its stages, dpReplicas times, in each split datacenter
     // (a slice of degree/k ranks of the split dimension each). Its pipeline boundaries join
     // slices in the same datacenter, so for boundaries it is placed wholly in its first split
     // datacenter; stageDatacenters only names the stage's home for drawing.
-    for (PlacementShard& shard : shards_) {
+    for (PlacementShard& shard : m_shards) {
         if (!shard.split() || shard.dpReplicas <= 0)
             continue;
         for (const Id dc : shard.splitDatacenters) {
-            DcLayout& layout = detail::layoutFor(ctx_, dc);
+            DcLayout& layout = detail::layoutFor(m_ctx, dc);
             layout.dpLocal = std::max<std::int64_t>(layout.dpLocal, shard.dpReplicas);
-            layout.ppLocal = std::max<std::int64_t>(layout.ppLocal, pp_);
+            layout.ppLocal = std::max<std::int64_t>(layout.ppLocal, m_pp);
         }
-        splitShards_.push_back(shard);
-        shard.stageDatacenters.assign(static_cast<std::size_t>(pp_),
+        m_splitShards.push_back(shard);
+        shard.stageDatacenters.assign(static_cast<std::size_t>(m_pp),
                                       shard.splitDatacenters.front());
     }
     return true;
@@ -191,12 +191,12 @@ bool Analyzer::prepare()
 
 void Analyzer::analyzeDenseGroups(PlacementAnalysis& out)
 {
-    const Parallelism& par = s_.parallelism;
+    const Parallelism& par = m_scenario.parallelism;
     bool first = true;
-    for (auto& [id, layout] : ctx_.layouts) {
+    for (auto& [id, layout] : m_ctx.layouts) {
         const auto dense = detail::denseSizes(par, layout);
         const auto expert = detail::expertSizes(par, layout);
-        const auto& order = s_.placement.rankOrder;
+        const auto& order = m_scenario.placement.rankOrder;
         GroupPath tp{detail::intraLevels(layout, detail::stride(order, ParallelDim::Tp, dense),
                                          par.tp, false)};
         GroupPath cp{detail::intraLevels(layout, detail::stride(order, ParallelDim::Cp, dense),
@@ -207,32 +207,32 @@ void Analyzer::analyzeDenseGroups(PlacementAnalysis& out)
         const std::int64_t epLocal = std::gcd(std::int64_t{std::max(1, par.ep)}, expertSpace);
         GroupPath ep{detail::intraLevels(layout, detail::stride(order, ParallelDim::Ep, expert),
                                          epLocal, true)};
-        if (epLocal < par.ep && stages_.front().dcs.size() > 1) {
+        if (epLocal < par.ep && m_stages.front().dcs.size() > 1) {
             ep.levels.push_back(detail::dciLevel(
-                ctx_, {stages_.front().dcs[0], stages_.front().dcs[1]},
-                static_cast<double>(std::int64_t{par.tp} * par.cp * stages_.front().smallest()),
+                m_ctx, {m_stages.front().dcs[0], m_stages.front().dcs[1]},
+                static_cast<double>(std::int64_t{par.tp} * par.cp * m_stages.front().smallest()),
                 static_cast<int>(par.ep / epLocal), nullptr));
-            ctx_.warnings.push_back({WarningCode::EpCrossesDc,
-                                     "EP " + std::to_string(par.ep) + " does not divide the " +
-                                         std::to_string(expertSpace) + " expert ranks of " +
-                                         layout.dc->name +
-                                         ": expert all-to-all crosses the datacenter link"});
+            m_ctx.warnings.push_back({WarningCode::EpCrossesDc,
+                                      "EP " + std::to_string(par.ep) + " does not divide the " +
+                                          std::to_string(expertSpace) + " expert ranks of " +
+                                          layout.dc->name +
+                                          ": expert all-to-all crosses the datacenter link"});
         }
         out.tp = first ? tp : slower(out.tp, tp);
         out.cp = first ? cp : slower(out.cp, cp);
         out.ep = first ? ep : slower(out.ep, ep);
         first = false;
         if (par.tp > layout.fabric.gpusPerDomain || tp.levels.size() > 1)
-            ctx_.warnings.push_back({WarningCode::TpExceedsScaleUp,
-                                     "TP " + std::to_string(par.tp) + " does not fit the " +
-                                         std::to_string(layout.fabric.gpusPerDomain) +
-                                         "-GPU scale-up domain of " + layout.dc->name +
-                                         ": its collectives cross the " +
-                                         toString(tp.levels.back().linkClass) + " tier at " +
-                                         detail::formatNumber(tp.levels.back().bandwidthGBps) +
-                                         " GB/s per GPU instead of " +
-                                         detail::formatNumber(layout.scaleUpGBps) + " GB/s"});
-        detail::warnCrossRail(ctx_, layout, ep, "EP all-to-all");
+            m_ctx.warnings.push_back({WarningCode::TpExceedsScaleUp,
+                                      "TP " + std::to_string(par.tp) + " does not fit the " +
+                                          std::to_string(layout.fabric.gpusPerDomain) +
+                                          "-GPU scale-up domain of " + layout.dc->name +
+                                          ": its collectives cross the " +
+                                          toString(tp.levels.back().linkClass) + " tier at " +
+                                          detail::formatNumber(tp.levels.back().bandwidthGBps) +
+                                          " GB/s per GPU instead of " +
+                                          detail::formatNumber(layout.scaleUpGBps) + " GB/s"});
+        detail::warnCrossRail(m_ctx, layout, ep, "EP all-to-all");
     }
 }
 
@@ -242,31 +242,32 @@ void Analyzer::analyzeSplitGroups(PlacementAnalysis& out)
     // unsplit group of that size would have) and an outermost DCI level of k participants. Every
     // GPU of the shard runs such a collective at once, so the GPUs the shard holds per datacenter
     // share the route (the DP-across-datacenters rule of gradientPath, per GPU here).
-    const Parallelism& par = s_.parallelism;
-    for (const PlacementShard& shard : splitShards_) {
+    const Parallelism& par = m_scenario.parallelism;
+    for (const PlacementShard& shard : m_splitShards) {
         const bool tp = shard.splitDim == ParallelDim::Tp;
         const int degree = tp ? par.tp : par.cp;
         const auto k = static_cast<int>(shard.splitDatacenters.size());
         Parallelism local = par;
         (tp ? local.tp : local.cp) = degree / k;
         const double flows =
-            static_cast<double>(std::int64_t{par.tp} * par.cp * shard.dpReplicas * pp_ / k);
+            static_cast<double>(std::int64_t{par.tp} * par.cp * shard.dpReplicas * m_pp / k);
         GroupPath worst;
         bool have = false;
         for (const Id dc : shard.splitDatacenters) {
-            const DcLayout& layout = detail::layoutFor(ctx_, dc);
+            const DcLayout& layout = detail::layoutFor(m_ctx, dc);
             const auto sizes = detail::denseSizes(local, layout);
             const ParallelDim dim = tp ? ParallelDim::Tp : ParallelDim::Cp;
             GroupPath path{detail::intraLevels(
-                layout, detail::stride(s_.placement.rankOrder, dim, sizes), degree / k, false)};
+                layout, detail::stride(m_scenario.placement.rankOrder, dim, sizes), degree / k,
+                false)};
             path.levels.push_back(
-                detail::dciLevel(ctx_, shard.splitDatacenters, flows, k, nullptr));
+                detail::dciLevel(m_ctx, shard.splitDatacenters, flows, k, nullptr));
             worst = have ? slower(worst, path) : path;
             have = true;
         }
         GroupPath& target = tp ? out.tp : out.cp;
         target = slower(target, worst);
-        detail::warnSplit(ctx_, shard.splitDim, degree, worst.levels.back());
+        detail::warnSplit(m_ctx, shard.splitDim, degree, worst.levels.back());
     }
 }
 
@@ -275,20 +276,20 @@ void Analyzer::accumulateGradientLoads(DciLoads& loads)
     // Gradient reduction runs for every stage at the end of the iteration: every DP group of
     // every stage whose replicas sit in several datacenters crosses DCI at the same time, one
     // ring per GPU of the smallest local share (hierarchical all-reduce).
-    const Parallelism& par = s_.parallelism;
-    for (const StageReplicas& st : stages_)
+    const Parallelism& par = m_scenario.parallelism;
+    for (const StageReplicas& st : m_stages)
         if (st.dcs.size() > 1)
-            detail::addRingLoads(ctx_, st.dcs,
+            detail::addRingLoads(m_ctx, st.dcs,
                                  static_cast<double>(std::int64_t{par.tp} * par.cp * st.smallest()),
                                  loads);
 }
 
 GroupPath Analyzer::gradientPath(int stage, bool expert, const DciLoads& loads)
 {
-    const Parallelism& par = s_.parallelism;
-    const StageReplicas& st = stages_[static_cast<std::size_t>(stage)];
-    const DcLayout& layout = ctx_.layouts.at(st.smallestDc());
-    const auto& order = s_.placement.rankOrder;
+    const Parallelism& par = m_scenario.parallelism;
+    const StageReplicas& st = m_stages[static_cast<std::size_t>(stage)];
+    const DcLayout& layout = m_ctx.layouts.at(st.smallestDc());
+    const auto& order = m_scenario.placement.rankOrder;
     const int ep = std::max(1, par.ep);
     GroupPath path;
     if (expert) {
@@ -304,39 +305,39 @@ GroupPath Analyzer::gradientPath(int stage, bool expert, const DciLoads& loads)
     }
     if (st.dcs.size() > 1)
         path.levels.push_back(
-            detail::dciLevel(ctx_, st.dcs, 0.0, static_cast<int>(st.dcs.size()), &loads));
+            detail::dciLevel(m_ctx, st.dcs, 0.0, static_cast<int>(st.dcs.size()), &loads));
     return path;
 }
 
 void Analyzer::analyzeBoundaries(PlacementAnalysis& out)
 {
-    const bool interleaved = s_.schedule.kind == ScheduleKind::Interleaved1F1B;
+    const bool interleaved = m_scenario.schedule.kind == ScheduleKind::Interleaved1F1B;
     DciLoads loads;
     // Pass 1: every cross-datacenter boundary of every shard loads the directed links of its
     // route with the GPUs that send at once (tp * cp per replica).
     const double perReplica =
-        static_cast<double>(std::int64_t{s_.parallelism.tp} * s_.parallelism.cp);
-    for (const PlacementShard& shard : shards_) {
+        static_cast<double>(std::int64_t{m_scenario.parallelism.tp} * m_scenario.parallelism.cp);
+    for (const PlacementShard& shard : m_shards) {
         const auto& sd = shard.stageDatacenters;
-        for (int i = 0; i + 1 < pp_ || (interleaved && i + 1 == pp_ && pp_ > 1); ++i) {
+        for (int i = 0; i + 1 < m_pp || (interleaved && i + 1 == m_pp && m_pp > 1); ++i) {
             const Id a = sd[static_cast<std::size_t>(i)];
-            const Id b = sd[static_cast<std::size_t>((i + 1) % pp_)];
+            const Id b = sd[static_cast<std::size_t>((i + 1) % m_pp)];
             if (a != b)
-                detail::addRouteLoads(ctx_, a, b, perReplica * shard.dpReplicas, loads);
+                detail::addRouteLoads(m_ctx, a, b, perReplica * shard.dpReplicas, loads);
         }
     }
     // Pass 2: each boundary takes its slowest shard.
-    out.stageBoundaries.assign(static_cast<std::size_t>(pp_ - 1), LevelLink{});
-    for (int i = 0; i < pp_; ++i) {
-        const bool wrap = i + 1 == pp_;
-        if (wrap && pp_ == 1)
+    out.stageBoundaries.assign(static_cast<std::size_t>(m_pp - 1), LevelLink{});
+    for (int i = 0; i < m_pp; ++i) {
+        const bool wrap = i + 1 == m_pp;
+        if (wrap && m_pp == 1)
             break;
         LevelLink worst;
         bool have = false;
-        for (const PlacementShard& shard : shards_) {
+        for (const PlacementShard& shard : m_shards) {
             if (shard.dpReplicas <= 0)
                 continue;
-            LevelLink link = detail::boundaryLink(ctx_, s_, shard, i, wrap, loads);
+            LevelLink link = detail::boundaryLink(m_ctx, m_scenario, shard, i, wrap, loads);
             if (!have || detail::transferProxyS(link) > detail::transferProxyS(worst))
                 worst = link;
             have = true;
@@ -346,7 +347,7 @@ void Analyzer::analyzeBoundaries(PlacementAnalysis& out)
         else
             out.stageBoundaries[static_cast<std::size_t>(i)] = worst;
         if (worst.linkClass == LinkClass::Dci && (!wrap || interleaved))
-            detail::warnBoundary(ctx_, i, wrap ? 0 : i + 1, worst);
+            detail::warnBoundary(m_ctx, i, wrap ? 0 : i + 1, worst);
     }
 }
 
@@ -354,7 +355,7 @@ PlacementAnalysis Analyzer::run()
 {
     PlacementAnalysis out;
     if (!prepare()) {
-        out.warnings = std::move(ctx_.warnings);
+        out.warnings = std::move(m_ctx.warnings);
         return out;
     }
     analyzeDenseGroups(out);
@@ -362,15 +363,15 @@ PlacementAnalysis Analyzer::run()
 
     DciLoads gradientLoads;
     accumulateGradientLoads(gradientLoads);
-    for (int i = 0; i < pp_; ++i) {
+    for (int i = 0; i < m_pp; ++i) {
         const GroupPath dp = gradientPath(i, false, gradientLoads);
         const GroupPath edp = gradientPath(i, true, gradientLoads);
         out.dp = i == 0 ? dp : slower(out.dp, dp);
         out.expertDp = i == 0 ? edp : slower(out.expertDp, edp);
     }
-    detail::warnShared(ctx_, out.dp, "DP all-reduce");
+    detail::warnShared(m_ctx, out.dp, "DP all-reduce");
     analyzeBoundaries(out);
-    out.warnings = std::move(ctx_.warnings);
+    out.warnings = std::move(m_ctx.warnings);
     return out;
 }
 

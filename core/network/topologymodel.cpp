@@ -19,47 +19,47 @@ const std::vector<Warning> kNoWarnings;
 
 TopologyModel::TopologyModel(const Topology& topology, const Catalog& catalog, Ownership ownership,
                              bool withBom)
-    : topology_(&chooseTopology(owned_, topology, ownership))
-    , catalog_(&catalog)
-    , graph_(*topology_)
-    , hasBom_(withBom)
+    : m_topology(&chooseTopology(m_owned, topology, ownership))
+    , m_catalog(&catalog)
+    , m_graph(*m_topology)
+    , m_hasBom(withBom)
 {
-    for (const Datacenter& dc : topology_->datacenters) {
+    for (const Datacenter& dc : m_topology->datacenters) {
         DatacenterFabric f;
         f.design = designFabric(dc, catalog, &f.warnings);
-        fabrics_.emplace(dc.id, std::move(f));
+        m_fabrics.emplace(dc.id, std::move(f));
     }
     if (!withBom)
         return;
     // The same items and warning order as billOfMaterials(), reusing the fabric designs.
-    for (const Datacenter& dc : topology_->datacenters) {
-        const DatacenterFabric& f = fabrics_.at(dc.id);
-        bomWarnings_.insert(bomWarnings_.end(), f.warnings.begin(), f.warnings.end());
-        auto items = fabricBillOfMaterials(dc, f.design, catalog, &bomWarnings_);
-        bom_.insert(bom_.end(), items.begin(), items.end());
+    for (const Datacenter& dc : m_topology->datacenters) {
+        const DatacenterFabric& f = m_fabrics.at(dc.id);
+        m_bomWarnings.insert(m_bomWarnings.end(), f.warnings.begin(), f.warnings.end());
+        auto items = fabricBillOfMaterials(dc, f.design, catalog, &m_bomWarnings);
+        m_bom.insert(m_bom.end(), items.begin(), items.end());
     }
-    for (const DciLink& link : topology_->links) {
-        auto items = dciBillOfMaterials(link, *topology_, catalog, &bomWarnings_);
-        bom_.insert(bom_.end(), items.begin(), items.end());
+    for (const DciLink& link : m_topology->links) {
+        auto items = dciBillOfMaterials(link, *m_topology, catalog, &m_bomWarnings);
+        m_bom.insert(m_bom.end(), items.begin(), items.end());
     }
-    bomTotals_ = bomTotal(bom_);
+    m_bomTotals = bomTotal(m_bom);
 }
 
 const FabricDesign* TopologyModel::fabric(Id id) const
 {
-    const auto it = fabrics_.find(id);
-    return it == fabrics_.end() ? nullptr : &it->second.design;
+    const auto it = m_fabrics.find(id);
+    return it == m_fabrics.end() ? nullptr : &it->second.design;
 }
 
 const std::vector<Warning>& TopologyModel::fabricWarnings(Id id) const
 {
-    const auto it = fabrics_.find(id);
-    return it == fabrics_.end() ? kNoWarnings : it->second.warnings;
+    const auto it = m_fabrics.find(id);
+    return it == m_fabrics.end() ? kNoWarnings : it->second.warnings;
 }
 
 bool TopologyModel::matches(const Topology& topology, const Catalog& catalog) const
 {
-    return catalog_ == &catalog && *topology_ == topology;
+    return m_catalog == &catalog && *m_topology == topology;
 }
 
 } // namespace archipelago::core

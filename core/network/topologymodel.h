@@ -33,18 +33,18 @@ public:
     TopologyModel(const TopologyModel&) = delete;
     TopologyModel& operator=(const TopologyModel&) = delete;
 
-    const Topology& topology() const { return *topology_; }
-    const Catalog& catalog() const { return *catalog_; }
-    const TopologyGraph& graph() const { return graph_; }
+    const Topology& topology() const { return *m_topology; }
+    const Catalog& catalog() const { return *m_catalog; }
+    const TopologyGraph& graph() const { return m_graph; }
     // The fabric of datacenter `id` and the warnings designing it raised (missing catalog
     // names), in the order designFabric gives them. nullptr for an unknown id.
     const FabricDesign* fabric(Id id) const;
     const std::vector<Warning>& fabricWarnings(Id id) const;
 
-    bool hasBom() const { return hasBom_; }
-    const std::vector<BomItem>& bom() const { return bom_; }
-    const std::vector<Warning>& bomWarnings() const { return bomWarnings_; }
-    const BomTotals& bomTotals() const { return bomTotals_; }
+    bool hasBom() const { return m_hasBom; }
+    const std::vector<BomItem>& bom() const { return m_bom; }
+    const std::vector<Warning>& bomWarnings() const { return m_bomWarnings; }
+    const BomTotals& bomTotals() const { return m_bomTotals; }
 
     // Whether this model answers for `topology` under `catalog` (same catalog object, equal
     // topology).
@@ -57,15 +57,15 @@ private:
         std::vector<Warning> warnings;
     };
 
-    std::optional<Topology> owned_;
-    const Topology* topology_;
-    const Catalog* catalog_;
-    TopologyGraph graph_;
-    std::map<Id, DatacenterFabric> fabrics_;
-    bool hasBom_ = false;
-    std::vector<BomItem> bom_;
-    std::vector<Warning> bomWarnings_;
-    BomTotals bomTotals_;
+    std::optional<Topology> m_owned;
+    const Topology* m_topology;
+    const Catalog* m_catalog;
+    TopologyGraph m_graph;
+    std::map<Id, DatacenterFabric> m_fabrics;
+    bool m_hasBom = false;
+    std::vector<BomItem> m_bom;
+    std::vector<Warning> m_bomWarnings;
+    BomTotals m_bomTotals;
 };
 
 } // namespace archipelago::core

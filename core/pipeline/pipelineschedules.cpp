@@ -14,22 +14,25 @@ class OrderBuilder
 {
 public:
     OrderBuilder(std::vector<PipelineOp>& ops, int chunk)
-        : ops_(ops)
-        , chunk_(chunk)
+        : m_ops(ops)
+        , m_chunk(chunk)
     {}
-    void forward(int microBatch) { ops_.push_back({PipelineOpKind::Forward, chunk_, microBatch}); }
+    void forward(int microBatch)
+    {
+        m_ops.push_back({PipelineOpKind::Forward, m_chunk, microBatch});
+    }
     void backward(int microBatch)
     {
-        ops_.push_back({PipelineOpKind::Backward, chunk_, microBatch});
+        m_ops.push_back({PipelineOpKind::Backward, m_chunk, microBatch});
     }
     void weightGrad(int microBatch)
     {
-        ops_.push_back({PipelineOpKind::WeightGrad, chunk_, microBatch});
+        m_ops.push_back({PipelineOpKind::WeightGrad, m_chunk, microBatch});
     }
 
 private:
-    std::vector<PipelineOp>& ops_;
-    int chunk_;
+    std::vector<PipelineOp>& m_ops;
+    int m_chunk;
 };
 
 // GPipe (Huang et al. 2019): all forwards, then all backwards.

@@ -76,66 +76,68 @@ class Simulator
 {
 public:
     Simulator(const PipelineSpec& spec, const RankOrders& orders)
-        : spec_(spec)
-        , orders_(orders)
-        , p_(spec.stages)
-        , m_(spec.microBatches)
-        , chunks_(spec.stages * spec.virtualStages)
+        : m_spec(spec)
+        , m_orders(orders)
+        , m_stages(spec.stages)
+        , m_microBatches(spec.microBatches)
+        , m_chunks(spec.stages * spec.virtualStages)
     {
-        const auto cells = static_cast<std::size_t>(chunks_) * static_cast<std::size_t>(m_);
-        forwardEnd_.assign(cells, notDone);
-        backwardEnd_.assign(cells, notDone);
-        const auto n = static_cast<std::size_t>(chunks_);
-        const auto ranks = static_cast<std::size_t>(p_);
-        forwardDur_ = spec.forwardS;
-        backwardDur_ = spec.backwardS;
-        weightDur_.assign(n, 0.0);
+        const auto cells =
+            static_cast<std::size_t>(m_chunks) * static_cast<std::size_t>(m_microBatches);
+        m_forwardEnd.assign(cells, notDone);
+        m_backwardEnd.assign(cells, notDone);
+        const auto n = static_cast<std::size_t>(m_chunks);
+        const auto ranks = static_cast<std::size_t>(m_stages);
+        m_forwardDur = spec.forwardS;
+        m_backwardDur = spec.backwardS;
+        m_weightDur.assign(n, 0.0);
         if (splitsWeightGrad(spec.schedule)) {
             for (std::size_t c = 0; c < n; ++c) {
                 // Qi et al. 2023 section 2: B + W = full backward; T_B = T_W when not given.
-                weightDur_[c] =
+                m_weightDur[c] =
                     spec.weightGradS.empty() ? spec.backwardS[c] / 2.0 : spec.weightGradS[c];
-                backwardDur_[c] = spec.backwardS[c] - weightDur_[c];
+                m_backwardDur[c] = spec.backwardS[c] - m_weightDur[c];
             }
         }
-        send_ = spec.sendS;
-        send_.resize(n, 0.0); // n - 1 boundaries, one unused slot keeps indexing simple
-        pos_.assign(orders.begin.begin(), orders.begin.end() - 1);
-        freeAt_.assign(ranks, 0.0);
-        firstStart_.assign(ranks, notDone);
-        busy_.assign(ranks, 0.0);
+        m_send = spec.sendS;
+        m_send.resize(n, 0.0); // n - 1 boundaries, one unused slot keeps indexing simple
+        m_pos.assign(orders.begin.begin(), orders.begin.end() - 1);
+        m_freeAt.assign(ranks, 0.0);
+        m_firstStart.assign(ranks, notDone);
+        m_busy.assign(ranks, 0.0);
     }
 
     // False when some rank can never run its next op (a cycle in the schedule).
     bool run(std::vector<TimelineBlock>* timeline)
     {
-        timeline_ = timeline;
-        std::vector<int> work(static_cast<std::size_t>(p_));
+        m_timeline = timeline;
+        std::vector<int> work(static_cast<std::size_t>(m_stages));
         std::iota(work.begin(), work.end(), 0);
-        queued_.assign(static_cast<std::size_t>(p_), 1);
-        work_ = &work;
+        m_queued.assign(static_cast<std::size_t>(m_stages), 1);
+        m_work = &work;
         while (!work.empty()) {
             const int r = work.back();
             work.pop_back();
-            queued_[static_cast<std::size_t>(r)] = 0;
+            m_queued[static_cast<std::size_t>(r)] = 0;
             advance(r);
         }
-        for (int r = 0; r < p_; ++r)
-            if (pos_[static_cast<std::size_t>(r)] != orders_.begin[static_cast<std::size_t>(r) + 1])
+        for (int r = 0; r < m_stages; ++r)
+            if (m_pos[static_cast<std::size_t>(r)] !=
+                m_orders.begin[static_cast<std::size_t>(r) + 1])
                 return false;
         return true;
     }
 
-    const std::vector<double>& busy() const { return busy_; }
-    const std::vector<double>& freeAt() const { return freeAt_; }
-    const std::vector<double>& firstStart() const { return firstStart_; }
+    const std::vector<double>& busy() const { return m_busy; }
+    const std::vector<double>& freeAt() const { return m_freeAt; }
+    const std::vector<double>& firstStart() const { return m_firstStart; }
 
 private:
     static constexpr double notDone = -1.0;
 
     std::size_t cell(int chunk, int microBatch) const
     {
-        return static_cast<std::size_t>(chunk) * static_cast<std::size_t>(m_) +
+        return static_cast<std::size_t>(chunk) * static_cast<std::size_t>(m_microBatches) +
                static_cast<std::size_t>(microBatch);
     }
 
@@ -147,18 +149,18 @@ private:
         case PipelineOpKind::Forward:
             if (op.chunk == 0)
                 return 0.0;
-            if (const double t = forwardEnd_[cell(op.chunk - 1, op.microBatch)]; t != notDone)
-                return t + send_[c - 1];
+            if (const double t = m_forwardEnd[cell(op.chunk - 1, op.microBatch)]; t != notDone)
+                return t + m_send[c - 1];
             return notDone;
         case PipelineOpKind::Backward: {
-            const double own = forwardEnd_[cell(op.chunk, op.microBatch)];
-            if (own == notDone || op.chunk == chunks_ - 1)
+            const double own = m_forwardEnd[cell(op.chunk, op.microBatch)];
+            if (own == notDone || op.chunk == m_chunks - 1)
                 return own;
-            const double t = backwardEnd_[cell(op.chunk + 1, op.microBatch)];
-            return t == notDone ? notDone : std::max(own, t + send_[c]);
+            const double t = m_backwardEnd[cell(op.chunk + 1, op.microBatch)];
+            return t == notDone ? notDone : std::max(own, t + m_send[c]);
         }
         case PipelineOpKind::WeightGrad:
-            return backwardEnd_[cell(op.chunk, op.microBatch)];
+            return m_backwardEnd[cell(op.chunk, op.microBatch)];
         }
         return notDone;
     }
@@ -168,91 +170,91 @@ private:
         const auto c = static_cast<std::size_t>(op.chunk);
         switch (op.kind) {
         case PipelineOpKind::Forward:
-            return forwardDur_[c];
+            return m_forwardDur[c];
         case PipelineOpKind::Backward:
-            return backwardDur_[c];
+            return m_backwardDur[c];
         case PipelineOpKind::WeightGrad:
-            return weightDur_[c];
+            return m_weightDur[c];
         }
         return 0.0;
     }
 
     void wake(int rank, int self)
     {
-        auto& q = queued_[static_cast<std::size_t>(rank)];
+        auto& q = m_queued[static_cast<std::size_t>(rank)];
         if (rank != self && !q) {
             q = 1;
-            work_->push_back(rank);
+            m_work->push_back(rank);
         }
     }
 
     void record(int rank, const PipelineOp& op, double start, double end)
     {
-        const int vIndex = op.chunk / p_;
+        const int vIndex = op.chunk / m_stages;
         static constexpr BlockKind kinds[] = {BlockKind::Forward, BlockKind::Backward,
                                               BlockKind::WeightGrad};
-        timeline_->push_back(
+        m_timeline->push_back(
             {rank, vIndex, op.microBatch, kinds[static_cast<int>(op.kind)], start, end, false});
         // The transfer this op starts: activations to chunk + 1, or gradients to chunk - 1.
         int boundary = -1;
-        if (op.kind == PipelineOpKind::Forward && op.chunk + 1 < chunks_)
+        if (op.kind == PipelineOpKind::Forward && op.chunk + 1 < m_chunks)
             boundary = op.chunk;
         else if (op.kind == PipelineOpKind::Backward && op.chunk > 0)
             boundary = op.chunk - 1;
         if (boundary < 0)
             return;
-        const double t = send_[static_cast<std::size_t>(boundary)];
+        const double t = m_send[static_cast<std::size_t>(boundary)];
         if (t <= 0.0)
             return;
         const auto b = static_cast<std::size_t>(boundary);
-        const bool dci = b < spec_.sendCrossesDci.size() && spec_.sendCrossesDci[b];
-        timeline_->push_back({rank, vIndex, op.microBatch, BlockKind::Send, end, end + t, dci});
+        const bool dci = b < m_spec.sendCrossesDci.size() && m_spec.sendCrossesDci[b];
+        m_timeline->push_back({rank, vIndex, op.microBatch, BlockKind::Send, end, end + t, dci});
     }
 
     void advance(int r)
     {
         const auto ri = static_cast<std::size_t>(r);
-        const int end = orders_.begin[ri + 1];
-        int& pos = pos_[ri];
+        const int end = m_orders.begin[ri + 1];
+        int& pos = m_pos[ri];
         while (pos < end) {
-            const PipelineOp& op = orders_.ops[static_cast<std::size_t>(pos)];
+            const PipelineOp& op = m_orders.ops[static_cast<std::size_t>(pos)];
             const double ready = readyTime(op);
             if (ready == notDone)
                 return;
-            const double start = std::max(freeAt_[ri], ready);
+            const double start = std::max(m_freeAt[ri], ready);
             const double dur = duration(op);
             const double finish = start + dur;
-            if (firstStart_[ri] == notDone)
-                firstStart_[ri] = start;
-            freeAt_[ri] = finish;
-            busy_[ri] += dur;
+            if (m_firstStart[ri] == notDone)
+                m_firstStart[ri] = start;
+            m_freeAt[ri] = finish;
+            m_busy[ri] += dur;
             ++pos;
-            if (timeline_)
+            if (m_timeline)
                 record(r, op, start, finish);
             if (op.kind == PipelineOpKind::Forward) {
-                forwardEnd_[cell(op.chunk, op.microBatch)] = finish;
-                if (op.chunk + 1 < chunks_)
-                    wake((op.chunk + 1) % p_, r);
+                m_forwardEnd[cell(op.chunk, op.microBatch)] = finish;
+                if (op.chunk + 1 < m_chunks)
+                    wake((op.chunk + 1) % m_stages, r);
             } else if (op.kind == PipelineOpKind::Backward) {
-                backwardEnd_[cell(op.chunk, op.microBatch)] = finish;
+                m_backwardEnd[cell(op.chunk, op.microBatch)] = finish;
                 if (op.chunk > 0)
-                    wake((op.chunk - 1) % p_, r);
+                    wake((op.chunk - 1) % m_stages, r);
             }
         }
     }
 
-    const PipelineSpec& spec_;
-    const RankOrders& orders_;
-    int p_;
-    int m_;
-    int chunks_;
-    std::vector<double> forwardDur_, backwardDur_, weightDur_, send_;
-    std::vector<double> forwardEnd_, backwardEnd_;
-    std::vector<int> pos_;
-    std::vector<double> freeAt_, firstStart_, busy_;
-    std::vector<char> queued_;
-    std::vector<int>* work_ = nullptr;
-    std::vector<TimelineBlock>* timeline_ = nullptr;
+    const PipelineSpec& m_spec;
+    const RankOrders& m_orders;
+    int m_stages;
+    int m_microBatches;
+    int m_chunks;
+    std::vector<double> m_forwardDur, m_backwardDur, m_weightDur, m_send;
+    std::vector<double> m_forwardEnd, m_backwardEnd;
+    std::vector<int> m_pos;
+    std::vector<double> m_freeAt, m_firstStart, m_busy;
+    std::vector<char> m_queued;
+    std::vector<int>* m_work = nullptr;
+    std::vector<TimelineBlock>* m_timeline = nullptr;
 };
 
 // Most (chunk, micro-batch) activations a rank holds, in micro-batches (rounded up). The ops
