@@ -1,4 +1,4 @@
-// Edit-to-published-Evaluation latency on the largest preset (issue 5 item 9): target a median
+// Edit-to-published-Evaluation latency on the largest preset: target a median
 // of at most 30 ms. One iteration pushes an undo command (activation recompute toggled between
 // full and selective: always valid, always cost-affecting) and spins the event loop until the
 // Evaluator, with debounce 0, has published the evaluation of the edited scenario.

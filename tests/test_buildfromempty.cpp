@@ -1,4 +1,4 @@
-// Issue 5, "Done when": build preset (c) (llama3-405b-two-buildings.json) from an empty document
+// Build preset (c) (llama3-405b-two-buildings.json) from an empty document
 // through the same intents the canvas and the property editor emit, then pin two variants (PP
 // boundary across the buildings vs the pipeline inside one building) and read the difference in
 // the plots and the comparison table. Also: the empty document is valid, and an edit that

@@ -1,4 +1,4 @@
-// Topology canvas, layout view and placement presets (issue 5, items 1 and 2). Offscreen widget
+// Topology canvas, layout view and placement presets. Offscreen widget
 // tests: items per object (never per GPU), in-place updates by id, and the intents that mouse and
 // keyboard gestures emit. The views never change the scenario; the tests only listen.
 #include "canvasfixtures.h"

@@ -182,7 +182,7 @@ void TestCostModelProperties::invalidScenariosAreRejected()
 }
 
 // evaluate() never fails on a schedule the pipeline simulator cannot run as given: it adjusts
-// and says why (issue 3: warnings that name their cause).
+// and says why.
 void TestCostModelProperties::unrunnableSchedulesFallBackWithWarning()
 {
     auto hasWarning = [](const Evaluation& ev, const char* key) {

@@ -1,4 +1,4 @@
-// The explorer window's integration (issue 5 items 2-4, 8): every command class round-trips
+// The explorer window's integration: every command class round-trips
 // redo -> undo -> redo with one change signal per step; changing PP in the property editor
 // reaches the plots and the status bar; 1,000 random edits with undo and redo never leave an
 // invalid document and undo back to the original exactly; pins are saved and reloaded;

@@ -1,4 +1,4 @@
-// GUI smoke test (issue 2 item 9): open a preset, edit through undo commands, undo, redo, save
+// GUI smoke test: open a preset, edit through undo commands, undo, redo, save
 // atomically, reload; every command round-trips redo -> undo -> redo and emits changed(); a
 // malformed file leaves the document intact; the main window builds offscreen.
 #include "evaluation/costmodel.h"

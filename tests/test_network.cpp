@@ -1,4 +1,4 @@
-// Network area tests (issue 4), part 1: fabric counts against the textbook, DCI physics,
+// Network area tests, part 1: fabric counts against the textbook, DCI physics,
 // routes, the bill of materials and traffic per level. Placement is in test_network_placement.cpp.
 #include "test_network.h"
 

@@ -1,4 +1,4 @@
-// Network area tests (issue 4): shared fixtures and the test class.
+// Network area tests: shared fixtures and the test class.
 #pragma once
 
 #include "model/evaluation.h"

@@ -1,4 +1,4 @@
-// Network area tests (issue 4), part 2: placement of parallel groups onto scale-up, fabric and
+// Network area tests, part 2: placement of parallel groups onto scale-up, fabric and
 // DCI levels, and the rail-only study (Wang et al. 2023) on the bill of materials.
 #include "test_network.h"
 

@@ -1,4 +1,4 @@
-// Property editor (issue 5, item 3). Offscreen widget tests: loading never emits; valid edits
+// Property editor. Offscreen widget tests: loading never emits; valid edits
 // leave as one intent whose candidate passes the loader's checks; invalid ones are refused inline
 // with the loader's reason and emit nothing; a multi-selection shows "mixed" and is edited as a
 // whole. The editor never changes a document: the tests only listen.

@@ -1,4 +1,4 @@
-// Scale-across behaviour the model must explain (issue 4, "Done when"): moving the pipeline
+// Scale-across behaviour the model must explain: moving the pipeline
 // boundary or the data-parallel crossing between datacenters changes the iteration time, and a
 // warning names the link and the parallel dimension that cause it.
 #include "evaluation/costmodel.h"
@@ -106,7 +106,7 @@ void TestScaleAcross::longerDistanceNeverFaster()
 
 void TestScaleAcross::tpSplitAcrossBuildingsCrossesTheLink()
 {
-    // Issue 4 item 2: TP across datacenters is allowed with a warning. Every TP group of the
+    // TP across datacenters is allowed with a warning. Every TP group of the
     // preset gets 4 ranks in each building, so every tensor-parallel collective crosses the DCI.
     core::Scenario s = loadPreset("llama3-405b-two-buildings.json");
     const core::Evaluation pp = core::evaluate(s);

@@ -1,4 +1,4 @@
-// The published-runs validation (issue 3 item 7) through the same code path as
+// The published-runs validation through the same code path as
 // `archipelago-cli validate`: mean absolute error <= 5%, largest <= 10%; and the same bound on
 // the Hopper tuning runs of tests/data/hopper-runs.json (Llama 3 405B on 8k and 16k H100,
 // Dubey et al. 2024 Table 4), on which the hopper efficiency parameters were calibrated.

@@ -1,4 +1,4 @@
-// Editable property panels for the selected part of the scenario (issue 5, item 3): workload,
+// Editable property panels for the selected part of the scenario: workload,
 // parallelism (with placement basics), schedule, datacenters (hardware, fabric, pods) and DCI
 // links. A view: it shows a copy of the scenario and emits intents; the app turns each intent
 // into one undo command (or macro) and calls setScenario() with the result.

@@ -1,4 +1,4 @@
-// The explorer window (issue 5): the topology canvas, the layout view and the pipeline timeline
+// The explorer window: the topology canvas, the layout view and the pipeline timeline
 // as central tabs; the scenario tree and the pins on the left; the property editor and the
 // evaluation summary on the right; the three plots, the comparison table and the warnings along
 // the bottom; key figures in the status bar. Views show core data and emit intents; the

@@ -26,7 +26,7 @@ public:
                                       const QList<core::Id>& datacenters,
                                       const QList<core::Id>& links, const QList<core::Id>& pods);
 
-    // The default DCI link (issue 5): 400ZR on a metro line system, 16 x 400G; 10 km inside a
+    // The default DCI link: 400ZR on a metro line system, 16 x 400G; 10 km inside a
     // region, otherwise the canvas distance read as kilometres, with ZR+ optics and a
     // long-haul line system where the metro reach is exceeded.
     static core::DciLink defaultLink(const core::Scenario& scenario, core::Id a, core::Id b);

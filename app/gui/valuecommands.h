@@ -1,6 +1,6 @@
 // Whole-part edits of a scenario, each a ChangeValue on one field. Editing a part as a whole
 // (all of Parallelism, one Datacenter) keeps the commands few and the merges simple; the
-// property panels of issue 5 build the new value and push one of these.
+// property panels build the new value and push one of these.
 #pragma once
 
 #include "changevalue.h"

@@ -22,7 +22,7 @@ struct EfficiencyParams
     // set: all_reduce_perf on 8 GPUs of one DGX A100 reaches ~230 GB/s of 300 GB/s NVLink
     // (NVIDIA nccl-tests PERFORMANCE.md; DGX A100 user guide), ~0.77; on InfiniBand HDR/NDR
     // NICs NCCL reaches ~92% of line rate (NVIDIA DGX SuperPOD reference architecture).
-    // Added by the cost model (issue 3); not yet read from catalog JSON, defaults apply.
+    // Added by the cost model; not yet read from catalog JSON, defaults apply.
     double scaleUpBusEfficiency = 0.77;
     double scaleOutBusEfficiency = 0.92;
 

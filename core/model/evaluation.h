@@ -78,7 +78,7 @@ struct BomItem
     std::int64_t count = 0;
     double unitPriceUsd = 0.0;
     double unitWatts = 0.0;
-    std::string detail; // tier and reach, e.g. "leaf", "leaf-spine, 150 m" (issue 4)
+    std::string detail; // tier and reach, e.g. "leaf", "leaf-spine, 150 m"
     double capexUsd() const { return static_cast<double>(count) * unitPriceUsd; }
     double powerW() const { return static_cast<double>(count) * unitWatts; }
 

@@ -183,9 +183,9 @@ enum class ParallelDim { Tp, Cp, Ep, Dp, Pp };
 // runs in datacenter `stageDatacenters[i]`. PP crosses a datacenter boundary where two
 // consecutive entries differ; DP crosses it between shards placed in different datacenters.
 // A split shard (k = splitDatacenters.size() >= 2) spreads every stage evenly over those k
-// datacenters, each `splitDim` group (Tp or Cp) having degree/k members in each (issue 4 item
-// 2: "TP, CP or EP across datacenters allowed with a warning"); stageDatacenters then only
-// names each stage's home, one of the split datacenters, for drawing.
+// datacenters, each `splitDim` group (Tp or Cp) having degree/k members in each (allowed, with
+// a warning); stageDatacenters then only names each stage's home, one of the split
+// datacenters, for drawing.
 struct PlacementShard
 {
     // Constructors rather than an aggregate, so `{replicas, {stages}}` stays warning-free

@@ -1,6 +1,6 @@
 // Scenarios the explorer starts from. minimalScenario() is File > New Empty Document: the
 // smallest valid scenario (it passes checkScenario), from which a design is built up edit by
-// edit (issue 5, "build preset (c) from an empty document").
+// edit from an empty document").
 #pragma once
 
 #include "model/scenario.h"

@@ -1,4 +1,4 @@
-// Network bill of materials (issue 4 item 4): switches per tier, NICs, transceivers and cables
+// Network bill of materials: switches per tier, NICs, transceivers and cables
 // by reach, DCI coherent optics, amplifiers and line-system terminals; capex and power per
 // datacenter and per DCI link. Prices and watts come from the catalog passed in (the caller
 // merges scenario.catalogOverrides); nothing here is a price constant.

@@ -1,4 +1,4 @@
-// Scale-out fabric builders per datacenter (issue 4 item 1): folded Clos with 2 or 3 tiers,
+// Scale-out fabric builders per datacenter: folded Clos with 2 or 3 tiers,
 // rail-optimized Clos, rail-only; scale-up domains of any size. Everything is counts: a fabric
 // is switches and links per tier, never one object per GPU or per switch.
 #pragma once

@@ -1,4 +1,4 @@
-// Traffic and utilisation per link class and per DCI link (issue 4 item 4), from the placement
+// Traffic and utilisation per link class and per DCI link, from the placement
 // and the bytes the cost model says each group moves per iteration. A pure function: the cost
 // model calls it after it has the iteration time.
 #pragma once

@@ -1,4 +1,4 @@
-// Placement analysis (issue 4 item 2). Ranks are laid out per datacenter in the scenario's rank
+// Placement analysis. Ranks are laid out per datacenter in the scenario's rank
 // order (innermost first) over consecutive scale-up domains, domains fill leaves, leaves fill
 // pods (spine blocks). A group with members at a fixed rank stride therefore has, per container
 // (domain, leaf, pod, datacenter), a computable number of members; the ratios between successive
