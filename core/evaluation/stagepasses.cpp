@@ -68,7 +68,7 @@ double levelTransferS(const LevelLink& level, double bytes, const EfficiencyPara
 
 void placementPass(EvaluationContext& ctx)
 {
-    ctx.placement = analyzePlacement(ctx.s, ctx.catalog, &ctx.topology);
+    ctx.placement = analyzePlacement(ctx.s, ctx.catalog, &ctx.topology, ctx.options.warnings);
     for (Warning& wn : ctx.placement.warnings)
         ctx.ev.warnings.push_back(std::move(wn));
     ctx.placement.warnings.clear();

@@ -17,8 +17,22 @@
 #include <map>
 #include <memory>
 #include <numeric>
+#include <stdexcept>
 
 namespace archipelago::core {
+
+LevelList::LevelList(std::initializer_list<LevelLink> levels)
+{
+    for (const LevelLink& level : levels)
+        push_back(level);
+}
+
+void LevelList::push_back(const LevelLink& level)
+{
+    if (m_size == kCapacity)
+        throw std::logic_error("a group path has more than 8 levels");
+    m_levels[m_size++] = level;
+}
 
 int GroupPath::size() const
 {
@@ -64,13 +78,19 @@ struct StageReplicas
 class Analyzer
 {
 public:
-    Analyzer(const Scenario& scenario, const Catalog& catalog, const TopologyModel* model)
+    Analyzer(const Scenario& scenario, const Catalog& catalog, const TopologyModel* model,
+             bool warnings)
         : m_scenario(scenario)
         , m_own(model ? nullptr
                       : std::make_unique<TopologyModel>(scenario.topology, catalog,
                                                         TopologyModel::Ownership::Borrow, false))
-        , m_ctx{scenario, catalog, model ? *model : *m_own, model ? model->graph() : m_own->graph(),
-                {},       {}}
+        , m_ctx{scenario,
+                catalog,
+                model ? *model : *m_own,
+                model ? model->graph() : m_own->graph(),
+                {},
+                {},
+                warnings}
     {}
 
     PlacementAnalysis run();
@@ -212,17 +232,18 @@ void Analyzer::analyzeDenseGroups(PlacementAnalysis& out)
                 m_ctx, {m_stages.front().dcs[0], m_stages.front().dcs[1]},
                 static_cast<double>(std::int64_t{par.tp} * par.cp * m_stages.front().smallest()),
                 static_cast<int>(par.ep / epLocal), nullptr));
-            m_ctx.warnings.push_back({WarningCode::EpCrossesDc,
-                                      "EP " + std::to_string(par.ep) + " does not divide the " +
-                                          std::to_string(expertSpace) + " expert ranks of " +
-                                          layout.dc->name +
-                                          ": expert all-to-all crosses the datacenter link"});
+            if (m_ctx.wantWarnings)
+                m_ctx.warnings.push_back({WarningCode::EpCrossesDc,
+                                          "EP " + std::to_string(par.ep) + " does not divide the " +
+                                              std::to_string(expertSpace) + " expert ranks of " +
+                                              layout.dc->name +
+                                              ": expert all-to-all crosses the datacenter link"});
         }
         out.tp = first ? tp : slower(out.tp, tp);
         out.cp = first ? cp : slower(out.cp, cp);
         out.ep = first ? ep : slower(out.ep, ep);
         first = false;
-        if (par.tp > layout.fabric.gpusPerDomain || tp.levels.size() > 1)
+        if (m_ctx.wantWarnings && (par.tp > layout.fabric.gpusPerDomain || tp.levels.size() > 1))
             m_ctx.warnings.push_back({WarningCode::TpExceedsScaleUp,
                                       "TP " + std::to_string(par.tp) + " does not fit the " +
                                           std::to_string(layout.fabric.gpusPerDomain) +
@@ -378,9 +399,9 @@ PlacementAnalysis Analyzer::run()
 } // namespace
 
 PlacementAnalysis analyzePlacement(const Scenario& scenario, const Catalog& catalog,
-                                   const TopologyModel* model)
+                                   const TopologyModel* model, bool warnings)
 {
-    return Analyzer(scenario, catalog, model).run();
+    return Analyzer(scenario, catalog, model, warnings).run();
 }
 
 } // namespace archipelago::core

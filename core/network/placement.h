@@ -6,6 +6,9 @@
 #include "model/evaluation.h"
 #include "model/scenario.h"
 
+#include <algorithm>
+#include <array>
+#include <initializer_list>
 #include <vector>
 
 namespace archipelago::core {
@@ -25,11 +28,44 @@ struct LevelLink
     bool operator==(const LevelLink&) const = default;
 };
 
+// The levels of one path, held inline: a path has at most scale-up, leaf, spine, core and one
+// DCI level, so a fixed capacity keeps the placement analysis free of heap allocations (it
+// runs once per design point in the explorer). Going past kCapacity is a bug and throws.
+class LevelList
+{
+public:
+    static constexpr std::size_t kCapacity = 8;
+    LevelList() = default;
+    LevelList(std::initializer_list<LevelLink> levels);
+
+    void push_back(const LevelLink& level);
+    std::size_t size() const { return m_size; }
+    bool empty() const { return m_size == 0; }
+    LevelLink& operator[](std::size_t i) { return m_levels[i]; }
+    const LevelLink& operator[](std::size_t i) const { return m_levels[i]; }
+    LevelLink& front() { return m_levels[0]; }
+    const LevelLink& front() const { return m_levels[0]; }
+    LevelLink& back() { return m_levels[m_size - 1]; }
+    const LevelLink& back() const { return m_levels[m_size - 1]; }
+    LevelLink* begin() { return m_levels.data(); }
+    LevelLink* end() { return m_levels.data() + m_size; }
+    const LevelLink* begin() const { return m_levels.data(); }
+    const LevelLink* end() const { return m_levels.data() + m_size; }
+    bool operator==(const LevelList& other) const
+    {
+        return std::equal(begin(), end(), other.begin(), other.end());
+    }
+
+private:
+    std::array<LevelLink, kCapacity> m_levels{};
+    std::size_t m_size = 0;
+};
+
 // A parallel group's path, innermost level first. The product of participants is the group
 // size. A group inside one scale-up domain has one ScaleUp level.
 struct GroupPath
 {
-    std::vector<LevelLink> levels;
+    LevelList levels;
     int size() const;
     bool crossesDci() const;
 
@@ -53,8 +89,9 @@ struct PlacementAnalysis
 
 class TopologyModel;
 // `model`, when given, must match the scenario's topology and `catalog` (TopologyModel::matches);
-// without one the analysis builds what it needs for this call.
+// without one the analysis builds what it needs for this call. `warnings` false skips the
+// warnings' text (the explorer's hot path); the numbers are the same.
 PlacementAnalysis analyzePlacement(const Scenario& scenario, const Catalog& catalog,
-                                   const TopologyModel* model = nullptr);
+                                   const TopologyModel* model = nullptr, bool warnings = true);
 
 } // namespace archipelago::core

@@ -135,10 +135,9 @@ std::int64_t stride(const std::vector<ParallelDim>& order, ParallelDim dim, cons
     return s; // a dimension missing from the order is outermost
 }
 
-std::vector<LevelLink> intraLevels(const DcLayout& layout, std::int64_t s, std::int64_t n,
-                                   bool allToAll)
+LevelList intraLevels(const DcLayout& layout, std::int64_t s, std::int64_t n, bool allToAll)
 {
-    std::vector<LevelLink> levels;
+    LevelList levels;
     if (n <= 1)
         return levels;
     const FabricDesign& f = layout.fabric;
@@ -168,7 +167,8 @@ std::vector<LevelLink> intraLevels(const DcLayout& layout, std::int64_t s, std::
 
 void addRouteLoads(Context& ctx, Id a, Id b, double flows, DciLoads& loads)
 {
-    const auto route = ctx.graph.route(a, b);
+    std::optional<DciRoute> scratch;
+    const DciRoute* route = ctx.model.route(a, b, scratch);
     if (!route)
         return;
     for (std::size_t j = 0; j < route->links.size(); ++j) {
@@ -202,7 +202,8 @@ LevelLink dciLevel(Context& ctx, const std::vector<Id>& dcs, double ownFlows, in
     for (std::size_t k = 0; k < hops && dcs.size() > 1; ++k) {
         const Id from = dcs[k];
         const Id to = dcs[(k + 1) % dcs.size()];
-        const auto route = ctx.graph.route(from, to);
+        std::optional<DciRoute> scratch;
+        const DciRoute* route = ctx.model.route(from, to, scratch);
         if (!route) {
             ctx.warnings.push_back({WarningCode::DciUnreachable, "no DCI route joins datacenters " +
                                                                      std::to_string(from) +
@@ -220,7 +221,7 @@ LevelLink dciLevel(Context& ctx, const std::vector<Id>& dcs, double ownFlows, in
             const double share = dciCapacityGBps(*link) / flows;
             // Lossy IP: each flow is further bounded by window/RTT and Mathis et al. 1997.
             const double transport = transportFlowLimitGBps(*link, rtt);
-            if (transport < share)
+            if (transport < share && ctx.wantWarnings)
                 ctx.warnings.push_back(
                     {WarningCode::DciTransportBound,
                      "lossy IP on " + linkName(ctx, link->id) + " (RTT " + formatNumber(rtt * 1e3) +
@@ -311,6 +312,8 @@ double transferProxyS(const LevelLink& link)
 void warnCrossRail(Context& ctx, const DcLayout& layout, const GroupPath& path,
                    const std::string& what)
 {
+    if (!ctx.wantWarnings)
+        return;
     if (layout.fabric.kind != FabricKind::RailOnly)
         return;
     for (const LevelLink& l : path.levels) {
@@ -332,6 +335,8 @@ void warnCrossRail(Context& ctx, const DcLayout& layout, const GroupPath& path,
 
 void warnBoundary(Context& ctx, int from, int to, const LevelLink& link)
 {
+    if (!ctx.wantWarnings)
+        return;
     const DciLink* dci = findLink(ctx.scenario.topology, link.dciLinkId);
     ctx.warnings.push_back({WarningCode::PpCrossesDc,
                             "stage " + std::to_string(from) + "->" + std::to_string(to) +
@@ -344,6 +349,8 @@ void warnBoundary(Context& ctx, int from, int to, const LevelLink& link)
 
 void warnShared(Context& ctx, const GroupPath& path, const std::string& what)
 {
+    if (!ctx.wantWarnings)
+        return;
     if (path.levels.empty() || path.levels.back().linkClass != LinkClass::Dci)
         return;
     const LevelLink& l = path.levels.back();
@@ -362,6 +369,8 @@ void warnShared(Context& ctx, const GroupPath& path, const std::string& what)
 
 void warnSplit(Context& ctx, ParallelDim dim, int degree, const LevelLink& link)
 {
+    if (!ctx.wantWarnings)
+        return;
     const bool tp = dim == ParallelDim::Tp;
     const DciLink* dci = findLink(ctx.scenario.topology, link.dciLinkId);
     ctx.warnings.push_back({tp ? WarningCode::TpCrossesDc : WarningCode::CpCrossesDc,

@@ -37,6 +37,7 @@ struct Context
     const TopologyGraph& graph;
     std::map<Id, DcLayout> layouts;
     std::vector<Warning> warnings;
+    bool wantWarnings = true; // false: the caller reads numbers only (no text is built)
 };
 
 DcLayout& layoutFor(Context& ctx, Id dc);
@@ -51,8 +52,7 @@ Sizes expertSizes(const Parallelism& par, const DcLayout& layout);
 std::int64_t stride(const std::vector<ParallelDim>& order, ParallelDim dim, const Sizes& sizes);
 
 // Levels of a group of `n` members at rank stride `stride` inside one datacenter.
-std::vector<LevelLink> intraLevels(const DcLayout& layout, std::int64_t stride, std::int64_t n,
-                                   bool allToAll);
+LevelList intraLevels(const DcLayout& layout, std::int64_t stride, std::int64_t n, bool allToAll);
 
 // Add `flows` to every directed link on the route a -> b.
 void addRouteLoads(Context& ctx, Id a, Id b, double flows, DciLoads& loads);

@@ -1,5 +1,7 @@
 #include "network/topologymodel.h"
 
+#include <algorithm>
+
 namespace archipelago::core {
 
 namespace {
@@ -24,6 +26,14 @@ TopologyModel::TopologyModel(const Topology& topology, const Catalog& catalog, O
     , m_graph(*m_topology)
     , m_hasBom(withBom)
 {
+    for (const Datacenter& dc : m_topology->datacenters)
+        m_ids.push_back(dc.id);
+    if (m_ids.size() <= kRouteTableMax) {
+        m_routes.resize(m_ids.size() * m_ids.size());
+        for (std::size_t i = 0; i < m_ids.size(); ++i)
+            for (std::size_t j = 0; j < m_ids.size(); ++j)
+                m_routes[i * m_ids.size() + j] = m_graph.route(m_ids[i], m_ids[j]);
+    }
     for (const Datacenter& dc : m_topology->datacenters) {
         DatacenterFabric f;
         f.design = designFabric(dc, catalog, &f.warnings);
@@ -43,6 +53,24 @@ TopologyModel::TopologyModel(const Topology& topology, const Catalog& catalog, O
         m_bom.insert(m_bom.end(), items.begin(), items.end());
     }
     m_bomTotals = bomTotal(m_bom);
+}
+
+const DciRoute* TopologyModel::route(Id from, Id to, std::optional<DciRoute>& scratch) const
+{
+    if (!m_routes.empty()) {
+        const auto at = [&](Id id) {
+            return static_cast<std::size_t>(std::find(m_ids.begin(), m_ids.end(), id) -
+                                            m_ids.begin());
+        };
+        const std::size_t i = at(from);
+        const std::size_t j = at(to);
+        if (i == m_ids.size() || j == m_ids.size())
+            return nullptr;
+        const std::optional<DciRoute>& r = m_routes[i * m_ids.size() + j];
+        return r ? &*r : nullptr;
+    }
+    scratch = m_graph.route(from, to);
+    return scratch ? &*scratch : nullptr;
 }
 
 const FabricDesign* TopologyModel::fabric(Id id) const

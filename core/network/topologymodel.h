@@ -36,6 +36,12 @@ public:
     const Topology& topology() const { return *m_topology; }
     const Catalog& catalog() const { return *m_catalog; }
     const TopologyGraph& graph() const { return m_graph; }
+    // The shortest DCI route between two datacenters (TopologyGraph::route). Tabulated for
+    // every pair when the topology has at most kRouteTableMax datacenters, so placement asks
+    // without running Dijkstra or allocating; otherwise computed into `scratch`. nullptr when
+    // there is no route.
+    static constexpr std::size_t kRouteTableMax = 64;
+    const DciRoute* route(Id from, Id to, std::optional<DciRoute>& scratch) const;
     // The fabric of datacenter `id` and the warnings designing it raised (missing catalog
     // names), in the order designFabric gives them. nullptr for an unknown id.
     const FabricDesign* fabric(Id id) const;
@@ -62,6 +68,8 @@ private:
     const Catalog* m_catalog;
     TopologyGraph m_graph;
     std::map<Id, DatacenterFabric> m_fabrics;
+    std::vector<Id> m_ids;                         // datacenter ids in topology order
+    std::vector<std::optional<DciRoute>> m_routes; // m_ids.size()^2 when tabulated
     bool m_hasBom = false;
     std::vector<BomItem> m_bom;
     std::vector<Warning> m_bomWarnings;
