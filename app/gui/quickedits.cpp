@@ -1,5 +1,7 @@
 #include "quickedits.h"
 
+#include "model/scheduletraits.h"
+
 #include "document.h"
 #include "editcontroller.h"
 #include "placementrepair.h"
@@ -22,10 +24,8 @@ QuickEdits::QuickEdits(EditController* edits, QMenu* editMenu, QObject* parent)
 
     QMenu* schedule = editMenu->addMenu(tr("Pipeline &Schedule"));
     m_scheduleGroup = new QActionGroup(this);
-    for (core::ScheduleKind kind :
-         {core::ScheduleKind::GPipe, core::ScheduleKind::OneFOneB,
-          core::ScheduleKind::Interleaved1F1B, core::ScheduleKind::ZeroBubbleH1,
-          core::ScheduleKind::ZeroBubbleH2}) {
+    for (const core::ScheduleTraits& traits : core::allScheduleTraits()) {
+        const core::ScheduleKind kind = traits.kind;
         const int value = static_cast<int>(kind);
         QAction* action = schedule->addAction(views::scheduleName(kind), this,
                                               [this, value] { setSchedule(value); });
