@@ -54,6 +54,10 @@ QStringList TopologyLinkItem::labelLines() const
     QString second = formatDistance(link->distanceKm);
     if (link->transport == core::DciTransport::LossyIp)
         second += QStringLiteral(" · lossy IP");
+    if (const LinkBundle* bundle = topologyScene()->linkBundle(m_id))
+        return {QStringLiteral("%1 links = %2")
+                    .arg(formatCount(bundle->count), formatBandwidth(bundle->totalGbps)),
+                second};
     return {formatLinkCapacity(*link), second};
 }
 
@@ -89,6 +93,7 @@ void TopologyLinkItem::syncFromData(qreal offset)
                       metrics.height() * static_cast<qreal>(lines.size()) + 2 * kLabelPadding);
     m_label = QRectF(m_line.center() - QPointF(size.width() / 2, size.height() / 2), size);
 
+    // A bundle's distance and optic are its first link's.
     setToolTip(QStringLiteral("DCI %1 ↔ %2\n%3\n%4, %5")
                    .arg(QString::fromStdString(s->datacenter(link->a)->name),
                         QString::fromStdString(s->datacenter(link->b)->name), lines.value(0),
@@ -126,7 +131,8 @@ void TopologyLinkItem::paint(QPainter* painter, const QStyleOptionGraphicsItem* 
     const QPalette pal = s->palette();
     const bool selected = option->state & QStyle::State_Selected;
     const bool hovered = option->state & QStyle::State_MouseOver;
-    const double gbps = linkCapacityGbps(*link);
+    const LinkBundle* bundle = s->linkBundle(m_id);
+    const double gbps = bundle ? bundle->totalGbps : linkCapacityGbps(*link);
     const QColor colour = linkCapacityColor(gbps);
     const qreal width = linkCapacityWidth(gbps);
 

@@ -27,6 +27,14 @@ struct DatacenterPlacementInfo
     std::int64_t placedGpus = 0; // core::placedGpusPerDatacenter
 };
 
+// Parallel links between one pair of datacenters beyond what fans out legibly: drawn as one
+// item, keyed by the first link's id, that shows their number and their total capacity.
+struct LinkBundle
+{
+    int count = 0;
+    double totalGbps = 0.0;
+};
+
 class TopologyScene : public QGraphicsScene
 {
     Q_OBJECT
@@ -42,13 +50,19 @@ public:
 
     const core::Datacenter* datacenter(core::Id id) const;
     const core::DciLink* link(core::Id id) const;
+    // The bundle drawn by the item of link `id`, or nullptr when that item shows one link.
+    const LinkBundle* linkBundle(core::Id id) const;
     const core::Region* region(core::Id id) const;
     const core::Pod* pod(core::Id id) const;
     core::Id datacenterOfPod(core::Id podId) const; // -1 when unknown
     const DatacenterPlacementInfo* placementInfo(core::Id datacenter) const;
 
     TopologyDatacenterItem* datacenterItem(core::Id id) const { return m_datacenters.value(id); }
-    TopologyLinkItem* linkItem(core::Id id) const { return m_links.value(id); }
+    // The item that draws link `id` (a bundle's item for each of its links).
+    TopologyLinkItem* linkItem(core::Id id) const
+    {
+        return m_links.value(m_bundledIn.value(id, id));
+    }
     TopologyPodItem* podItem(core::Id id) const { return m_pods.value(id); }
     TopologyRegionItem* regionItem(core::Id id) const { return m_regions.value(id); }
     QGraphicsItem* item(TopologyItemKind kind, core::Id id) const;
@@ -69,6 +83,7 @@ private:
     void syncPods();
     void syncLinks();
     void updateSceneRect();
+    void indexTopology();
     void computePlacement(const core::Scenario* scenario);
 
     core::Topology m_topology;
@@ -76,7 +91,11 @@ private:
     QHash<core::Id, TopologyRegionItem*> m_regions;
     QHash<core::Id, TopologyDatacenterItem*> m_datacenters;
     QHash<core::Id, TopologyPodItem*> m_pods;
-    QHash<core::Id, TopologyLinkItem*> m_links;
+    QHash<core::Id, TopologyLinkItem*> m_links;     // one per drawn link or bundle
+    QHash<core::Id, LinkBundle> m_bundles;          // by the id of the bundle's item
+    QHash<core::Id, core::Id> m_bundledIn;          // bundled link -> its item's id
+    QHash<core::Id, std::size_t> m_datacenterIndex; // id -> index in m_topology
+    QHash<core::Id, std::size_t> m_linkIndex;
     bool m_syncing = false;
 };
 
