@@ -1,6 +1,7 @@
 #include "io/placementrepair.h"
 
 #include "io/scenarioio.h"
+#include "model/checkedmath.h"
 #include "model/placementpresets.h"
 
 #include <algorithm>
@@ -51,14 +52,6 @@ void fitLayersPerStage(Scenario& s)
     const int chunks = s.parallelism.pp * std::max(1, s.parallelism.virtualStages);
     if (s.placement.layersPerStage.empty() && chunks > 0 && s.workload.layers % chunks != 0)
         s.placement.layersPerStage = effectiveLayersPerStage(s);
-}
-
-std::optional<std::int64_t> checkedMul(std::int64_t a, std::int64_t b)
-{
-    std::int64_t r = 0;
-    if (__builtin_mul_overflow(a, b, &r))
-        return std::nullopt;
-    return r;
 }
 
 std::optional<std::int64_t> gpusIn(const Topology& topology, Id id)
@@ -149,8 +142,10 @@ std::optional<Placement> rescaled(const Scenario& base, const Scenario& before)
     if (base.placement.shards.empty() || std::min({from.tp, from.cp, from.pp}) < 1 ||
         std::min({to.tp, to.cp, to.pp}) < 1)
         return std::nullopt;
-    const std::int64_t fromModel = std::int64_t{from.tp} * from.cp * from.pp;
-    const std::int64_t toModel = std::int64_t{to.tp} * to.cp * to.pp;
+    const auto fromModel = checkedProduct(from.tp, from.cp, from.pp);
+    const auto toModel = checkedProduct(to.tp, to.cp, to.pp);
+    if (!fromModel || !toModel)
+        return std::nullopt;
     Placement out = base.placement;
     for (PlacementShard& shard : out.shards) {
         if (shard.stageDatacenters.size() != static_cast<std::size_t>(from.pp))
@@ -160,8 +155,8 @@ std::optional<Placement> rescaled(const Scenario& base, const Scenario& before)
             return std::nullopt;
         // The shard's GPUs in each datacenter scale by the GPU ratio; its replicas hold
         // tp * cp * pp GPUs each (docs/scenario-format.md, "Placement").
-        const auto num = checkedMul(fromModel, ratio->first);
-        const auto den = checkedMul(toModel, ratio->second);
+        const auto num = checkedMul(*fromModel, ratio->first);
+        const auto den = checkedMul(*toModel, ratio->second);
         if (!num || !den)
             return std::nullopt;
         const std::optional<int> replicas = scaledReplicas(shard.dpReplicas, *num, *den);

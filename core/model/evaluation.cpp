@@ -7,7 +7,7 @@ namespace archipelago::core {
 
 namespace {
 
-constexpr std::array<std::pair<WarningCode, std::string_view>, 25> kWarningKeys{{
+constexpr std::array<std::pair<WarningCode, std::string_view>, 26> kWarningKeys{{
     {WarningCode::Invalid, "invalid"},
     {WarningCode::UnknownAccelerator, "unknown-accelerator"},
     {WarningCode::DegreesDoNotDivide, "degrees-do-not-divide"},
@@ -33,6 +33,7 @@ constexpr std::array<std::pair<WarningCode, std::string_view>, 25> kWarningKeys{
     {WarningCode::DpExposed, "dp-exposed"},
     {WarningCode::TpExposed, "tp-exposed"},
     {WarningCode::InternalError, "internal-error"},
+    {WarningCode::NonFinite, "non-finite"},
 }};
 
 } // namespace

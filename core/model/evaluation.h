@@ -135,6 +135,7 @@ enum class WarningCode : std::uint8_t
     DpExposed,            // "dp-exposed"
     TpExposed,            // "tp-exposed"
     InternalError,        // "internal-error": the cost model threw (a bug, reported, never a crash)
+    NonFinite,            // "non-finite": a result is infinite, NaN or beyond an integer's range
 };
 std::string_view toString(WarningCode code);
 std::optional<WarningCode> warningCodeFromString(std::string_view key);

@@ -1,5 +1,6 @@
 #include "model/shapecheck.h"
 
+#include "model/checkedmath.h"
 #include "model/topologygraph.h"
 
 #include <algorithm>
@@ -11,14 +12,6 @@ namespace archipelago::core {
 namespace {
 
 using limits::kPositive;
-
-std::optional<std::int64_t> checkedMul(std::int64_t a, std::int64_t b)
-{
-    std::int64_t r = 0;
-    if (__builtin_mul_overflow(a, b, &r))
-        return std::nullopt;
-    return r;
-}
 
 std::string str(std::int64_t v)
 {
@@ -238,7 +231,7 @@ void checkGpuAccounting(const Scenario& s, const PlacementResult& placement, Sha
     const Topology& t = s.topology;
     const Parallelism& p = s.parallelism;
     const std::int64_t total = totalGpus(t);
-    const auto product = checkedMul(std::int64_t{p.tp} * p.cp, std::int64_t{p.pp} * placement.dp);
+    const auto product = checkedProduct(p.tp, p.cp, p.pp, placement.dp);
     if (!product || *product != total)
         out.error(kDivide, "/parallelism",
                   "tp * cp * pp * dp = " + str(p.tp) + " * " + str(p.cp) + " * " + str(p.pp) +

@@ -1,7 +1,10 @@
 #include "network/bom.h"
 
+#include "model/checkedmath.h"
+
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 
 namespace archipelago::core {
 
@@ -12,14 +15,29 @@ std::int64_t ceilDiv(std::int64_t a, std::int64_t b)
     return b <= 0 ? 0 : (a + b - 1) / b;
 }
 
+// A figure rounded for a label; saturated, since a label must not be undefined behaviour
+// whatever the catalog holds.
+std::string whole(double v)
+{
+    return std::to_string(saturatingCast<long long>(std::round(v)));
+}
+
+// A figure as the user wrote it, for messages about extreme values ("1e-300").
+std::string num(double v)
+{
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%.6g", v);
+    return buf;
+}
+
 std::string gbpsName(double gbps)
 {
-    return std::to_string(std::lround(gbps)) + "G";
+    return whole(gbps) + "G";
 }
 
 std::string metres(double m)
 {
-    return std::to_string(std::lround(m)) + " m";
+    return whole(m) + " m";
 }
 
 // Cheapest non-coherent optic (or DAC/AOC cable when `cable`) of exactly `gbps` that reaches
@@ -154,7 +172,7 @@ std::vector<BomItem> fabricBillOfMaterials(const Datacenter& dc, const FabricDes
 
     const double portGbps = sw && sw->portGbps > 0.0 ? sw->portGbps : f.linkGbps;
     const int breakout =
-        std::max(1, static_cast<int>(std::floor(portGbps / std::max(1.0, f.linkGbps))));
+        std::max(1, saturatingCast<int>(std::floor(portGbps / std::max(1.0, f.linkGbps))));
     hostLinks(out, warnings, catalog, scope, f.hostLinks, breakout, f.linkGbps, portGbps,
               f.hostLinkReachM);
     switchLinks(out, warnings, catalog, scope, f.leafSpineLinks, breakout, portGbps, kLeafSpineM,
@@ -170,7 +188,8 @@ std::int64_t amplifiersPerFibrePair(double distanceKm, double spacingKm)
         return 0;
     // Spans of at most `spacingKm` (C-band EDFA spacing, ~80 km): ceil(d/s) spans, one in-line
     // amplifier between consecutive spans; terminals amplify at both ends.
-    return static_cast<std::int64_t>(std::ceil(distanceKm / spacingKm - 1e-9)) - 1;
+    // Saturated: a count this large is refused by dciBillOfMaterials, which checks the ratio.
+    return saturatingCast<std::int64_t>(std::ceil(distanceKm / spacingKm - 1e-9)) - 1;
 }
 
 std::vector<BomItem> dciBillOfMaterials(const DciLink& link, const Topology& topology,
@@ -199,15 +218,23 @@ std::vector<BomItem> dciBillOfMaterials(const DciLink& link, const Topology& top
     }
     if (optic) {
         // One coherent transceiver per wavelength per end.
-        const auto perWavelength = static_cast<std::int64_t>(
+        const auto perWavelength = toInteger<std::int64_t>(
             std::ceil(link.gbpsPerWavelength / std::max(1.0, optic->gbps) - 1e-9));
-        out.push_back({optic->name, "dci-optic", scope, 2 * wavelengths * perWavelength,
-                       optic->priceUsd, optic->watts, "one per wavelength per end"});
+        const auto optics =
+            perWavelength ? checkedProduct(2, wavelengths, *perWavelength) : std::nullopt;
+        if (optics)
+            out.push_back({optic->name, "dci-optic", scope, *optics, optic->priceUsd, optic->watts,
+                           "one per wavelength per end"});
+        else
+            warn(WarningCode::NonFinite, "the DCI optic count of " + name +
+                                             " is out of range: " + std::to_string(wavelengths) +
+                                             " wavelengths of " + num(link.gbpsPerWavelength) +
+                                             " Gb/s on " + optic->name + " (" + num(optic->gbps) +
+                                             " Gb/s); check Gbps_per_wavelength");
         if (link.distanceKm * 1000.0 > optic->maxReachM)
             warn(WarningCode::DciReach, optic->name + " reaches " +
-                                            std::to_string(std::lround(optic->maxReachM / 1000.0)) +
-                                            " km but " + name + " is " +
-                                            std::to_string(std::lround(link.distanceKm)) +
+                                            whole(optic->maxReachM / 1000.0) + " km but " + name +
+                                            " is " + whole(link.distanceKm) +
                                             " km: needs longer-reach optics or regeneration");
     }
 
@@ -226,14 +253,21 @@ std::vector<BomItem> dciBillOfMaterials(const DciLink& link, const Topology& top
         out.push_back({ls->name, "line-terminal", scope, 2 * pairs, ls->terminalPriceUsd,
                        ls->terminalWatts, "one per fibre pair per end"});
         const std::int64_t amps = amplifiersPerFibrePair(link.distanceKm, ls->amplifierSpacingKm);
-        if (amps > 0)
-            out.push_back({ls->name, "amplifier", scope, amps * pairs, ls->amplifierPriceUsd,
-                           ls->amplifierWatts,
-                           "every " + std::to_string(std::lround(ls->amplifierSpacingKm)) + " km"});
+        // Spans beyond 2^53 are no longer counted exactly (nor is any such line system real).
+        const bool countable = amps == 0 || link.distanceKm / ls->amplifierSpacingKm < 0x1p53;
+        const auto total = countable ? checkedMul(amps, pairs) : std::nullopt;
+        if (!total)
+            warn(WarningCode::NonFinite,
+                 "the amplifier count of " + name + " is out of range: " + num(link.distanceKm) +
+                     " km with an amplifier every " + num(ls->amplifierSpacingKm) + " km; check " +
+                     "amplifier_spacing_km of line system " + ls->name);
+        else if (amps > 0)
+            out.push_back({ls->name, "amplifier", scope, *total, ls->amplifierPriceUsd,
+                           ls->amplifierWatts, "every " + whole(ls->amplifierSpacingKm) + " km"});
         if (ls->maxReachKm > 0.0 && link.distanceKm > ls->maxReachKm)
-            warn(WarningCode::DciReach,
-                 ls->name + " reaches " + std::to_string(std::lround(ls->maxReachKm)) + " km but " +
-                     name + " is " + std::to_string(std::lround(link.distanceKm)) + " km");
+            warn(WarningCode::DciReach, ls->name + " reaches " + whole(ls->maxReachKm) +
+                                            " km but " + name + " is " + whole(link.distanceKm) +
+                                            " km");
     }
     return out;
 }

@@ -1,7 +1,10 @@
 #include "network/fabric.h"
 
+#include "model/checkedmath.h"
+
 #include <algorithm>
 #include <cmath>
+#include <limits>
 
 namespace archipelago::core {
 
@@ -21,6 +24,9 @@ void warn(std::vector<Warning>* warnings, WarningCode code, std::string message)
 // Default radix when the catalog has no switch: a 51.2 Tb/s ASIC at 64 x 800G.
 constexpr int kDefaultRadix = 64;
 constexpr double kDefaultNicGbps = 400.0;
+// A capacity past 2^63 hosts (a radix of millions at breakout) is reported as this: the fabric
+// holds any job that fits in memory.
+constexpr std::int64_t kMaxHosts = std::numeric_limits<std::int64_t>::max();
 
 } // namespace
 
@@ -28,7 +34,7 @@ int downPorts(int radix, double oversubscription)
 {
     // Oversubscription o = down/up with down + up = k  =>  down = k * o / (1 + o).
     const double o = std::max(1e-9, oversubscription);
-    const auto down = static_cast<int>(std::lround(radix * o / (1.0 + o)));
+    const auto down = saturatingCast<int>(std::round(radix * o / (1.0 + o)));
     return std::clamp(down, 1, std::max(1, radix - 1));
 }
 
@@ -74,7 +80,7 @@ ClosCounts closFromLeaves(std::int64_t leaves, std::int64_t hostPorts, int radix
         c.spines = ceilDiv(c.leafSpineLinks, radix);
         c.leavesPerPod = leaves;
         c.pods = 1;
-        c.capacityHosts = std::int64_t{radix} * c.leafDown;
+        c.capacityHosts = checkedProduct(radix, c.leafDown).value_or(kMaxHosts);
         c.overCapacity = leaves > radix;
         return c;
     }
@@ -91,7 +97,7 @@ ClosCounts closFromLeaves(std::int64_t leaves, std::int64_t hostPorts, int radix
     c.spines = fullPods * c.leafUp + ceilDiv(rest * c.leafUp, c.spineDown);
     c.spineCoreLinks = c.spines * c.spineUp;
     c.cores = ceilDiv(c.spineCoreLinks, radix);
-    c.capacityHosts = std::int64_t{radix} * c.spineDown * c.leafDown;
+    c.capacityHosts = checkedProduct(radix, c.spineDown, c.leafDown).value_or(kMaxHosts);
     c.overCapacity = c.pods > radix;
     return c;
 }
@@ -146,7 +152,7 @@ FabricDesign designFabric(const Datacenter& dc, const Catalog& catalog,
     if (!spec.nicModel.empty() && !catalog.nic(spec.nicModel))
         warn(warnings, WarningCode::CatalogMissing,
              "NIC \"" + spec.nicModel + "\" of " + dc.name + " is not in the catalog: using " +
-                 std::to_string(static_cast<int>(fabricNicGbps(dc, catalog))) + " Gb/s");
+                 std::to_string(saturatingCast<long long>(fabricNicGbps(dc, catalog))) + " Gb/s");
     const double nicGbps = fabricNicGbps(dc, catalog);
     const SwitchSpec* sw = fabricSwitch(spec, nicGbps, catalog);
     if (!spec.switchModel.empty() && (!sw || sw->name != spec.switchModel))
@@ -161,9 +167,13 @@ FabricDesign designFabric(const Datacenter& dc, const Catalog& catalog,
     // Ports split into NIC-speed lanes (an 800G port breaks out to 2 x 400G): the fabric runs
     // at the NIC speed with an effective radix of k * breakout.
     f.linkGbps = std::min(nicGbps, portGbps);
-    const auto breakout = static_cast<int>(std::max(1.0, std::floor(portGbps / f.linkGbps)));
-    const auto portsPerNic = static_cast<int>(std::ceil(nicGbps / f.linkGbps - 1e-9));
-    f.radix = swRadix * breakout;
+    // Saturated, and the radix with it: the catalog reader bounds port and NIC speeds to
+    // [1, 10000] Gb/s (model/scenariolimits.h), so only a catalog built in code gets here with
+    // a ratio beyond an int, and then a saturated fabric is still a finite, bounded one.
+    const int breakout = std::max(1, saturatingCast<int>(std::floor(portGbps / f.linkGbps)));
+    const int portsPerNic =
+        std::max(1, saturatingCast<int>(std::ceil(nicGbps / f.linkGbps - 1e-9)));
+    f.radix = saturatingCast<int>(static_cast<double>(swRadix) * breakout);
     f.nicsPerGpu = std::max(1, spec.nicsPerGpu);
     const std::int64_t portsPerGpu = std::int64_t{f.nicsPerGpu} * portsPerNic;
     f.gpuGBps = nicGbps * f.nicsPerGpu / 8.0;
