@@ -26,16 +26,16 @@ void readAccelerator(ObjectReader& r, AcceleratorSpec& a)
 {
     r.string(keys::kName, a.name, kReq);
     r.string(keys::kGeneration, a.generation);
-    r.number("peak_tflops_bf16", a.peakTflopsBf16, kReq, kPositiveNumber);
-    r.number("peak_tflops_fp8", a.peakTflopsFp8, kOpt, kNonNegativeNumber);
+    r.number("peak_tflops_bf16", a.peakTflopsBf16, kReq, kPeakTflops);
+    r.number("peak_tflops_fp8", a.peakTflopsFp8, kOpt, kPeakTflopsOptional);
     r.number(keys::kHbmGib, a.hbmGib, kReq, kHbmGib);
-    r.number(keys::kHbmGBps, a.hbmGBps, kReq, kPositiveNumber);
-    r.number(keys::kScaleUpGBpsPerDirection, a.scaleUpGBpsPerDirection, kReq, kPositiveNumber);
+    r.number(keys::kHbmGBps, a.hbmGBps, kReq, kHbmGBps);
+    r.number(keys::kScaleUpGBpsPerDirection, a.scaleUpGBpsPerDirection, kReq, kScaleUpGBps);
     r.integer(keys::kScaleUpDomainGpus, a.scaleUpDomainGpus, kReq, kPositive);
     r.integer(keys::kSms, a.sms, kOpt, kNonNegative);
-    r.number(keys::kNicGbps, a.nicGbps, kReq, kPositiveNumber);
-    r.number(keys::kWatts, a.watts, kOpt, kNonNegativeNumber);
-    r.number(keys::kPriceUsd, a.priceUsd, kOpt, kNonNegativeNumber);
+    r.number(keys::kNicGbps, a.nicGbps, kReq, kPortGbps);
+    r.number(keys::kWatts, a.watts, kOpt, kWatts);
+    r.number(keys::kPriceUsd, a.priceUsd, kOpt, kPriceUsd);
     r.object(keys::kEfficiency, kOpt, [&](ObjectReader& e) {
         EfficiencyParams& p = a.efficiency;
         e.number(keys::kGemmPeak, p.gemmPeakEfficiency, kOpt, kFraction);
@@ -52,19 +52,21 @@ void readAccelerator(ObjectReader& r, AcceleratorSpec& a)
 void readNic(ObjectReader& r, NicSpec& n)
 {
     r.string(keys::kName, n.name, kReq);
-    r.number(keys::kGbps, n.gbps, kReq, kPositiveNumber);
-    r.number(keys::kWatts, n.watts, kOpt, kNonNegativeNumber);
-    r.number(keys::kPriceUsd, n.priceUsd, kOpt, kNonNegativeNumber);
+    r.number(keys::kGbps, n.gbps, kReq, kPortGbps);
+    r.number(keys::kWatts, n.watts, kOpt, kWatts);
+    r.number(keys::kPriceUsd, n.priceUsd, kOpt, kPriceUsd);
     r.string(keys::kSource, n.source);
 }
 
 void readSwitch(ObjectReader& r, SwitchSpec& s)
 {
     r.string(keys::kName, s.name, kReq);
-    r.integer(keys::kRadix, s.radix, kReq, kPositive);
-    r.number(keys::kPortGbps, s.portGbps, kReq, kPositiveNumber);
-    r.number(keys::kWatts, s.watts, kOpt, kNonNegativeNumber);
-    r.number(keys::kPriceUsd, s.priceUsd, kOpt, kNonNegativeNumber);
+    if (r.integer(keys::kRadix, s.radix, kReq, kRadix) && s.radix % 2 != 0)
+        r.error(keys::kRadix,
+                "expected " + std::string(kRadix.expected) + ", got " + std::to_string(s.radix));
+    r.number(keys::kPortGbps, s.portGbps, kReq, kPortGbps);
+    r.number(keys::kWatts, s.watts, kOpt, kWatts);
+    r.number(keys::kPriceUsd, s.priceUsd, kOpt, kPriceUsd);
     r.string(keys::kSource, s.source);
 }
 
@@ -73,10 +75,10 @@ void readOptic(ObjectReader& r, OpticSpec& o)
     r.string(keys::kName, o.name, kReq);
     r.enumeration(keys::kReach, o.reach, opticReachFromString,
                   "dac | aoc | sr | dr | fr | lr | zr | zr+", kReq);
-    r.number(keys::kGbps, o.gbps, kReq, kPositiveNumber);
-    r.number(keys::kMaxReachM, o.maxReachM, kOpt, kNonNegativeNumber);
-    r.number(keys::kWatts, o.watts, kOpt, kNonNegativeNumber);
-    r.number(keys::kPriceUsd, o.priceUsd, kOpt, kNonNegativeNumber);
+    r.number(keys::kGbps, o.gbps, kReq, kPortGbps);
+    r.number(keys::kMaxReachM, o.maxReachM, kOpt, kReachM);
+    r.number(keys::kWatts, o.watts, kOpt, kWatts);
+    r.number(keys::kPriceUsd, o.priceUsd, kOpt, kPriceUsd);
     r.boolean(keys::kCoherent, o.coherent);
     r.string(keys::kSource, o.source);
 }
@@ -84,13 +86,13 @@ void readOptic(ObjectReader& r, OpticSpec& o)
 void readLineSystem(ObjectReader& r, LineSystemSpec& l)
 {
     r.string(keys::kName, l.name, kReq);
-    r.number(keys::kAmplifierSpacingKm, l.amplifierSpacingKm, kOpt, kPositiveNumber);
-    r.number(keys::kAmplifierPriceUsd, l.amplifierPriceUsd, kOpt, kNonNegativeNumber);
-    r.number(keys::kAmplifierWatts, l.amplifierWatts, kOpt, kNonNegativeNumber);
-    r.number(keys::kTerminalPriceUsd, l.terminalPriceUsd, kOpt, kNonNegativeNumber);
-    r.number(keys::kTerminalWatts, l.terminalWatts, kOpt, kNonNegativeNumber);
-    r.integer(keys::kMaxWavelengths, l.maxWavelengths, kOpt, kPositive);
-    r.number(keys::kMaxReachKm, l.maxReachKm, kOpt, kNonNegativeNumber);
+    r.number(keys::kAmplifierSpacingKm, l.amplifierSpacingKm, kOpt, kAmplifierSpacingKm);
+    r.number(keys::kAmplifierPriceUsd, l.amplifierPriceUsd, kOpt, kPriceUsd);
+    r.number(keys::kAmplifierWatts, l.amplifierWatts, kOpt, kWatts);
+    r.number(keys::kTerminalPriceUsd, l.terminalPriceUsd, kOpt, kPriceUsd);
+    r.number(keys::kTerminalWatts, l.terminalWatts, kOpt, kWatts);
+    r.integer(keys::kMaxWavelengths, l.maxWavelengths, kOpt, kWavelengths);
+    r.number(keys::kMaxReachKm, l.maxReachKm, kOpt, kDistanceKm);
     r.string(keys::kSource, l.source);
 }
 

@@ -141,7 +141,7 @@ void checkLinks(DiagnosticSink& sink, const Topology& t, const Catalog& catalog)
                                        std::to_string(link.b));
         checkNumber(sink, ptr + "/distance_km", link.distanceKm, kDistanceKm);
         checkInt(sink, ptr + "/wavelengths", link.wavelengths, kWavelengths);
-        checkNumber(sink, ptr + "/Gbps_per_wavelength", link.gbpsPerWavelength, kPositiveNumber);
+        checkNumber(sink, ptr + "/Gbps_per_wavelength", link.gbpsPerWavelength, kGbpsPerWavelength);
         checkNumber(sink, ptr + "/equipment_latency_s", link.equipmentLatencyS, kLatencyS);
         checkNumber(sink, ptr + "/packet_loss_rate", link.packetLossRate, kProbability);
         checkNumber(sink, ptr + "/window_bytes", link.windowBytes, kPositiveNumber);

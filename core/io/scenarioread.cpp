@@ -68,7 +68,7 @@ void readLink(ObjectReader& r, DciLink& link)
     r.integer(keys::kB, link.b, kReq, kId.expected);
     r.number(keys::kDistanceKm, link.distanceKm, kReq, kDistanceKm.expected);
     r.integer(keys::kWavelengths, link.wavelengths, kReq, kWavelengths.expected);
-    r.number(keys::kGbpsPerWavelength, link.gbpsPerWavelength, kReq);
+    r.number(keys::kGbpsPerWavelength, link.gbpsPerWavelength, kReq, kGbpsPerWavelength.expected);
     r.string(keys::kOptic, link.optic);
     r.string(keys::kLineSystem, link.lineSystem);
     r.enumeration(keys::kTransport, link.transport, dciTransportFromString, "rdma-otn | lossy-ip");

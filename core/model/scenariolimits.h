@@ -69,4 +69,43 @@ inline constexpr NumberLimit kLatencyS{0.0, 1.0, false, "a number of seconds in 
 inline constexpr NumberLimit kHbmGib{1.0, 100'000.0, false, "a number of GiB in [1, 100000]"};
 inline constexpr NumberLimit kFraction{0.0, 1.0, true, "a number in (0, 1]"};
 
+// Hardware figures of the catalog. Each bound rejects what no real part can be (a typo, a unit
+// slip, 1e-300) while leaving an order of magnitude or more of room above today's parts, so that
+// the model never sizes a fabric or prices a link from a physically meaningless number.
+//
+// A two-tier leaf-spine needs at least one port down and one up on a leaf and ports to two
+// leaves on a spine; four ports is the least that builds one. Ports come in pairs on every
+// switch ASIC, and the down/up split assumes it. 4096 is 8x the largest ASIC shipped (512 x 200G,
+// Broadcom Tomahawk 6, 2025).
+inline constexpr IntLimit kRadix{4, 4096, "an even number of ports in 4..4096"};
+// One lane of the slowest Ethernet still built is 1 Gb/s; 10 Tb/s is 6x the fastest port on any
+// roadmap (1.6T, IEEE 802.3dj).
+inline constexpr NumberLimit kPortGbps{1.0, 10'000.0, false, "a number of Gb/s in [1, 10000]"};
+// One coherent carrier: below 1 Gb/s no DWDM transponder exists; 10 Tb/s is 6x the fastest
+// single-wavelength optic announced (1.6T ZR, OIF 2024).
+inline constexpr NumberLimit kGbpsPerWavelength{1.0, 10'000.0, false,
+                                                "a number of Gb/s in [1, 10000]"};
+// Per direction per GPU: PCIe 3 x16 (16 GB/s) is the slowest link that joins GPUs; NVLink 5 is
+// 900 GB/s. 1 GB/s below, 100x above.
+inline constexpr NumberLimit kScaleUpGBps{1.0, 100'000.0, false, "a number of GB/s in [1, 100000]"};
+// HBM bandwidth: a DDR4 channel (25 GB/s) is the least any accelerator has; B200 has 8 TB/s.
+inline constexpr NumberLimit kHbmGBps{1.0, 1'000'000.0, false, "a number of GB/s in [1, 1000000]"};
+// Dense TFLOP/s: a V100 does 125; B200 2,250. 1e-3 (one GFLOP/s) below, 1e6 above.
+inline constexpr NumberLimit kPeakTflops{1e-3, 1'000'000.0, false,
+                                         "a number of TFLOP/s in [0.001, 1000000]"};
+// FP8 is optional: 0 means "not supported".
+inline constexpr NumberLimit kPeakTflopsOptional{0.0, 1'000'000.0, false,
+                                                 "a number of TFLOP/s in [0, 1000000]"};
+// No single catalog part costs a billion dollars or draws a megawatt (a whole 100,000-GPU
+// cluster's network is ~1e9 USD): the bounds keep a typo from swamping a total or making it
+// infinite, and 0 stays allowed for "not priced".
+inline constexpr NumberLimit kPriceUsd{0.0, 1e9, false, "a number of USD in [0, 1e9]"};
+inline constexpr NumberLimit kWatts{0.0, 1e6, false, "a number of watts in [0, 1e6]"};
+// EDFA spans are 50-120 km; an amplifier closer than 1 km to the last is not a line system.
+// 1,000 km is beyond any unrepeatered submarine span (~500 km).
+inline constexpr NumberLimit kAmplifierSpacingKm{1.0, 1'000.0, false,
+                                                 "a number of km in [1, 1000]"};
+// An optic's reach: 0 (unknown) to half the Earth's circumference, in metres.
+inline constexpr NumberLimit kReachM{0.0, 20'000'000.0, false, "a number of metres in [0, 2e7]"};
+
 } // namespace archipelago::core::limits

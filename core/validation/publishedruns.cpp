@@ -6,6 +6,7 @@
 
 #include "io/objectreader.h"
 #include "io/textfile.h"
+#include "model/checkedmath.h"
 #include "model/scenariolimits.h"
 #include "validation/publishedrunsjson.h"
 
@@ -158,24 +159,29 @@ void readFabric(ObjectReader& r, PublishedRun& run)
 void readSystem(ObjectReader& r, PublishedRun& run)
 {
     r.string(key::kAccelerator, run.accelerator, kReq);
-    r.number(key::kPeakDenseTflops, run.peakDenseTflops, kReq, kPositiveNumber);
+    r.number(key::kPeakDenseTflops, run.peakDenseTflops, kReq, kPeakTflops);
     r.number(key::kHbmGib, run.hbmGib, kReq, kHbmGib);
     r.integer(key::kGpus, run.gpus, kReq, kPositive);
     r.integer(key::kGpusPerNode, run.gpusPerNode, kReq, kPositive);
-    r.number(key::kScaleUpGBps, run.scaleUpGBpsPerDirection, kReq, kPositiveNumber);
-    r.number(key::kScaleOutGbps, run.scaleOutGbpsPerGpu, kReq, kPositiveNumber);
+    r.number(key::kScaleUpGBps, run.scaleUpGBpsPerDirection, kReq, kScaleUpGBps);
+    r.number(key::kScaleOutGbps, run.scaleOutGbpsPerGpu, kReq, kPortGbps);
     r.object(key::kFabric, kReq, [&](ObjectReader& f) { readFabric(f, run); });
 }
 
 // Relations between fields, checked once every field of the run read cleanly.
 void checkRun(ObjectReader& r, const PublishedRun& run)
 {
-    const long long product = static_cast<long long>(run.tp) * run.pp * run.dp * run.cp;
+    // Four degrees up to 2^31 each: their product can pass 2^63, so it is checked.
+    const std::optional<std::int64_t> product = checkedProduct(run.tp, run.pp, run.dp, run.cp);
     const std::string system = r.pointerOf(key::kSystem);
     if (product != run.gpus)
         r.sink().error(childPointer(system, key::kGpus),
-                       "expected tp*pp*dp*cp = " + std::to_string(product) + ", got " +
-                           std::to_string(run.gpus));
+                       "expected tp*pp*dp*cp = " +
+                           (product ? std::to_string(*product)
+                                    : std::to_string(run.tp) + "*" + std::to_string(run.pp) + "*" +
+                                          std::to_string(run.dp) + "*" + std::to_string(run.cp) +
+                                          " (more than 2^63)") +
+                           ", got " + std::to_string(run.gpus));
     if (run.gpusPerNode > 0 && run.gpus % run.gpusPerNode != 0)
         r.sink().error(childPointer(system, key::kGpusPerNode),
                        "expected a divisor of gpus " + std::to_string(run.gpus) + ", got " +
