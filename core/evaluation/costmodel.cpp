@@ -5,6 +5,7 @@
 
 #include "evaluation/passes.h"
 #include "io/scenarioio.h"
+#include "model/checkedmath.h"
 #include "model/scheduletraits.h"
 #include "model/shapecheck.h"
 #include "network/topologymodel.h"
@@ -148,7 +149,17 @@ Evaluation evaluate(const Scenario& scenario, const Catalog& catalog,
     ctx.nChunks = ctx.p * ctx.v;
     ctx.dp = dataParallel(s);
     ctx.m = static_cast<int>(microBatchesPerIteration(s));
-    ev.gpus = ctx.dp * ctx.par.tp * ctx.par.cp * ctx.p;
+    // The shape check bounds the GPUs placed; the product is checked all the same, as every
+    // product of degrees is (model/checkedmath.h).
+    const auto gpus = checkedProduct(ctx.dp, ctx.par.tp, ctx.par.cp, ctx.p);
+    if (!gpus) {
+        fail(ev, WarningCode::Invalid,
+             "tp * cp * pp * dp = " + std::to_string(ctx.par.tp) + " * " +
+                 std::to_string(ctx.par.cp) + " * " + std::to_string(ctx.p) + " * " +
+                 std::to_string(ctx.dp) + " is more than 2^63 GPUs");
+        return ev;
+    }
+    ev.gpus = *gpus;
 
     placementPass(ctx);
     stageCostPass(ctx);
@@ -162,6 +173,7 @@ Evaluation evaluate(const Scenario& scenario, const Catalog& catalog,
     networkCostPass(ctx);
     ev.timeline = std::move(ctx.pipe.timeline);
     warningsPass(ctx);
+    finitePass(ctx);
     return ev;
 }
 

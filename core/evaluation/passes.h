@@ -11,6 +11,8 @@
 //   6. memory      per rank, the worst against its HBM
 //   7. network     traffic per link class, the bill of materials (per topology, cached)
 //   8. warnings    the causes worth naming
+//   9. finite      every result a number: an infinite, NaN or integer-overflowing figure fails
+//                  the evaluation with the figure and the inputs that drive it
 //
 // Each pass reads what the earlier ones left in the EvaluationContext and adds its own.
 #pragma once
@@ -97,5 +99,8 @@ void breakdownPass(EvaluationContext& ctx);
 void memoryPass(EvaluationContext& ctx);
 void networkCostPass(EvaluationContext& ctx);
 void warningsPass(EvaluationContext& ctx);
+// False when a result is not finite, or a count is beyond an integer (the evaluation is then
+// marked failed with a NonFinite warning).
+bool finitePass(EvaluationContext& ctx);
 
 } // namespace archipelago::core
