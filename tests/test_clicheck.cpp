@@ -1,8 +1,10 @@
 // archipelago-cli check: exit codes and output lines (ARCHITECTURE.md section 6).
 #include "cli.h"
+#include "evaluation/costmodel.h"
 #include "io/scenarioio.h"
 #include "scenariofixtures.h"
 
+#include <QElapsedTimer>
 #include <QFile>
 #include <QTemporaryDir>
 #include <QtTest>
@@ -11,7 +13,11 @@
 
 #include <sys/stat.h>
 
+#include <cmath>
 #include <filesystem>
+#include <fstream>
+#include <functional>
+#include <limits>
 #include <sstream>
 
 using namespace archipelago;
@@ -35,6 +41,71 @@ Run check(const std::vector<std::string>& args)
     return run;
 }
 
+Run runCli(const std::vector<std::string>& args)
+{
+    std::ostringstream out, err;
+    Run run;
+    run.exitCode = cli::run(args, out, err);
+    run.out = QString::fromStdString(out.str()).split('\n', Qt::SkipEmptyParts);
+    run.err = QString::fromStdString(err.str()).split('\n', Qt::SkipEmptyParts);
+    return run;
+}
+
+// Physically meaningless hardware and extreme figures, each a change of the fixture's catalog
+// overrides or links. Every one once evaluated at exit 0 (capex 2e23 USD, infinite time to
+// train, a faster network from a 1-port switch) or ran into undefined behaviour.
+struct Extreme
+{
+    const char* name;
+    std::function<void(core::Scenario&)> apply;
+    const char* readerKey; // what the file reader refuses, in the user's words
+    const char* nonFinite; // what evaluate() names when the catalog bypasses the reader
+};
+
+const std::vector<Extreme>& extremes()
+{
+    static const std::vector<Extreme> list = {
+        {"amplifier every 1e-300 km",
+         [](core::Scenario& s) { s.catalogOverrides.lineSystems[0].amplifierSpacingKm = 1e-300; },
+         "/catalog/line_systems/0/amplifier_spacing_km: expected a number of km in [1, 1000]",
+         "amplifier_spacing_km"},
+        {"1e308 Gb/s per wavelength",
+         [](core::Scenario& s) { s.topology.links[0].gbpsPerWavelength = 1e308; },
+         "/topology/dci_links/0/Gbps_per_wavelength: expected a number of Gb/s in [1, 10000]",
+         "Gbps_per_wavelength"},
+        {"scale-up 1e-300 GB/s",
+         [](core::Scenario& s) {
+             s.catalogOverrides.accelerators[0].scaleUpGBpsPerDirection = 1e-300;
+         },
+         "/catalog/accelerators/0/scale_up_GBps_per_direction: expected a number of GB/s in "
+         "[1, 100000]",
+         "scale_up_GBps_per_direction"},
+        {"switch at 1e308 USD",
+         [](core::Scenario& s) { s.catalogOverrides.switches[0].priceUsd = 1e308; },
+         "/catalog/switches/0/price_usd: expected a number of USD in [0, 1e9]", "capex"},
+        {"switch of radix 1", [](core::Scenario& s) { s.catalogOverrides.switches[0].radix = 1; },
+         "/catalog/switches/0/radix: expected an even number of ports in 4..4096, got 1", nullptr},
+        {"switch of radix 63", [](core::Scenario& s) { s.catalogOverrides.switches[0].radix = 63; },
+         "/catalog/switches/0/radix: expected an even number of ports in 4..4096, got 63", nullptr},
+        {"switch ports of 1e-300 Gb/s",
+         [](core::Scenario& s) { s.catalogOverrides.switches[0].portGbps = 1e-300; },
+         "/catalog/switches/0/port_Gbps: expected a number of Gb/s in [1, 10000]", nullptr},
+        {"NIC of 1e308 Gb/s", [](core::Scenario& s) { s.catalogOverrides.nics[0].gbps = 1e308; },
+         "/catalog/nics/0/Gbps: expected a number of Gb/s in [1, 10000]", nullptr},
+        {"line system of 1e300 km reach",
+         [](core::Scenario& s) { s.catalogOverrides.lineSystems[0].maxReachKm = 1e300; },
+         "/catalog/line_systems/0/max_reach_km: expected a number in [0, 20000]", nullptr},
+    };
+    return list;
+}
+
+void addExtremeRows()
+{
+    QTest::addColumn<int>("index");
+    for (std::size_t i = 0; i < extremes().size(); ++i)
+        QTest::newRow(extremes()[i].name) << static_cast<int>(i);
+}
+
 } // namespace
 
 class TestCliCheck : public QObject
@@ -53,6 +124,11 @@ private slots:
     void evaluateJsonOfNonUtf8FileName();
     void evaluateEndOfOptions();
     void echoedKeysAreEscaped();
+    void extremeHardwareIsRefused_data();
+    void extremeHardwareIsRefused();
+    void extremeFiguresNeverEvaluateToNonFinite_data();
+    void extremeFiguresNeverEvaluateToNonFinite();
+    void degreeProductOverflowIsReported();
 
 private:
     std::string write(const QString& name, const QByteArray& contents);
@@ -222,6 +298,92 @@ void TestCliCheck::echoedKeysAreEscaped()
     }
     QVERIFY2(run.err.join('\n').contains("\\u000a\\u001b[31mfake.json: ok"),
              qPrintable(run.err.join('\n')));
+}
+
+void TestCliCheck::extremeHardwareIsRefused_data()
+{
+    addExtremeRows();
+}
+
+// The file reader refuses the figure with its pointer and range; evaluate and validate exit 1
+// at once (they used to print a result at exit 0, or run on infinite times).
+void TestCliCheck::extremeHardwareIsRefused()
+{
+    QFETCH(int, index);
+    const Extreme& x = extremes()[static_cast<std::size_t>(index)];
+    core::Scenario s = tests::multiDcScenario();
+    x.apply(s);
+    const std::string file = write(QStringLiteral("extreme-%1.json").arg(index),
+                                   QByteArray::fromStdString(core::serializeScenario(s)));
+    for (const std::vector<std::string>& args :
+         {std::vector<std::string>{"evaluate", "--json", file},
+          {"evaluate", file},
+          {"check", file}}) {
+        QElapsedTimer timer;
+        timer.start();
+        const Run run = runCli(args);
+        QVERIFY2(timer.elapsed() < 1000, args.front().c_str());
+        QCOMPARE(run.exitCode, cli::kExitInvalidInput);
+        const QString expected = QString::fromStdString(file) + ": " + x.readerKey;
+        QVERIFY2(run.err.join('\n').contains(expected), qPrintable(run.err.join('\n')));
+    }
+}
+
+void TestCliCheck::extremeFiguresNeverEvaluateToNonFinite_data()
+{
+    addExtremeRows();
+}
+
+// A catalog built in code bypasses the reader (the GUI's edits, the explorer): evaluate() must
+// still not run into undefined behaviour (the asan build traps float-to-integer overflow), and
+// must fail naming the figure rather than return an infinite or wrapped one.
+void TestCliCheck::extremeFiguresNeverEvaluateToNonFinite()
+{
+    QFETCH(int, index);
+    const Extreme& x = extremes()[static_cast<std::size_t>(index)];
+    core::Scenario s = tests::multiDcScenario();
+    x.apply(s);
+    QElapsedTimer timer;
+    timer.start();
+    const core::Evaluation ev = core::evaluate(s);
+    QVERIFY(timer.elapsed() < 1000);
+    std::string messages;
+    for (const core::Warning& w : ev.warnings)
+        messages += std::string(core::toString(w.code)) + ": " + w.message + "\n";
+    if (x.nonFinite) {
+        QVERIFY2(!ev.ok, messages.c_str());
+        const bool named = std::any_of(ev.warnings.begin(), ev.warnings.end(), [&](const auto& w) {
+            return w.code == core::WarningCode::NonFinite &&
+                   w.message.find(x.nonFinite) != std::string::npos;
+        });
+        QVERIFY2(named, messages.c_str());
+    }
+    if (!ev.ok)
+        return;
+    for (double v : {ev.iterationTimeS, ev.tokensPerS, ev.mfu, ev.timeToTrainS, ev.gpuHoursToTrain,
+                     ev.networkCapexUsd, ev.networkPowerW, ev.memoryPeakGib})
+        QVERIFY2(std::isfinite(v), messages.c_str());
+    for (const core::BomItem& item : ev.bom)
+        QVERIFY2(item.count >= 0 && std::isfinite(item.capexUsd()), item.item.c_str());
+}
+
+// tp*pp*dp*cp of four 2^31-1 degrees passes 2^63: the message says so instead of printing the
+// wrapped (once negative) product.
+void TestCliCheck::degreeProductOverflowIsReported()
+{
+    std::ifstream in(ARCHIPELAGO_TEST_DATA "/hopper-runs.json");
+    nlohmann::json runs = nlohmann::json::parse(in);
+    runs["runs"] = nlohmann::json::array({runs["runs"][0]});
+    for (const char* degree : {"tp", "pp", "dp", "cp"})
+        runs["runs"][0]["training"][degree] = std::numeric_limits<int>::max();
+    const std::string file = write("overflow-runs.json", QByteArray::fromStdString(runs.dump()));
+    const Run run = runCli({"validate", file});
+    QCOMPARE(run.exitCode, cli::kExitInvalidInput);
+    const QString err = run.err.join('\n');
+    QVERIFY2(err.contains("/runs/0/system/gpus: expected tp*pp*dp*cp = "
+                          "2147483647*2147483647*2147483647*2147483647 (more than 2^63), got 8192"),
+             qPrintable(err));
+    QVERIFY2(!err.contains("= -"), qPrintable(err));
 }
 
 QTEST_GUILESS_MAIN(TestCliCheck)
