@@ -48,6 +48,15 @@ QString formatNumber(double value, int decimals)
     return numberLocale().toString(value, 'f', decimals);
 }
 
+QString formatWholeNumber(double value)
+{
+    // 2^63 is exact in a double; NaN fails the comparison.
+    const double rounded = std::round(value);
+    if (!(std::fabs(rounded) < 0x1p63))
+        return kNotANumber;
+    return formatCount(static_cast<std::int64_t>(rounded));
+}
+
 QString formatSeconds(double seconds)
 {
     if (!std::isfinite(seconds))

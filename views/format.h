@@ -10,7 +10,10 @@ namespace archipelago::views {
 
 // "16,384". Defined once, in topologyformat.cpp (the canvas helpers declare it too).
 QString formatCount(std::int64_t n);
-QString formatNumber(double value, int decimals = 2);     // "1,234.57"; "—" when not finite
+QString formatNumber(double value, int decimals = 2); // "1,234.57"; "—" when not finite
+// A figure shown as a whole count ("1,234,568"); "—" when not finite or beyond int64, where
+// casting it would be undefined behaviour (it once showed -9,223,372,036,854,775,808 GPU-hours).
+QString formatWholeNumber(double value);
 QString formatSeconds(double seconds);                    // "1.23 s", "456 ms", "12.3 µs", "3.4 d"
 QString formatTimeSpan(double seconds);                   // long spans: "54.2 days", "3.1 h"
 QString formatPercent(double fraction, int decimals = 1); // 0.412 -> "41.2 %"
