@@ -1,0 +1,62 @@
+// Inputs that once broke a reader (found by the fuzzers in tests/fuzz, or written by hand to
+// reach the same limits): every reader must return on each of them, with or without errors.
+// Under the asan preset any memory error or undefined behaviour fails this test.
+#include "io/scenarioio.h"
+#include "validation/publishedruns.h"
+
+#include <QDir>
+#include <QFile>
+#include <QtTest>
+
+#include <string>
+#include <vector>
+
+using namespace archipelago;
+
+class TestFuzzRegressions : public QObject
+{
+    Q_OBJECT
+
+private slots:
+    void readersReturn_data();
+    void readersReturn();
+};
+
+void TestFuzzRegressions::readersReturn_data()
+{
+    QTest::addColumn<QString>("path");
+    const QDir dir(QStringLiteral(ARCHIPELAGO_TEST_DATA "/fuzz-regressions"));
+    const QStringList files = dir.entryList(QDir::Files, QDir::Name);
+    QVERIFY2(!files.isEmpty(), "no inputs in tests/data/fuzz-regressions");
+    for (const QString& name : files)
+        QTest::newRow(qPrintable(name)) << dir.filePath(name);
+}
+
+void TestFuzzRegressions::readersReturn()
+{
+    QFETCH(QString, path);
+    QFile file(path);
+    QVERIFY(file.open(QIODevice::ReadOnly));
+    const QByteArray bytes = file.readAll();
+    const std::string_view text(bytes.constData(), static_cast<std::size_t>(bytes.size()));
+
+    // What the fuzz targets run (tests/fuzz/fuzz_*.cpp).
+    const core::LoadResult scenario = core::parseScenario(text, "regression.json");
+    if (scenario.ok()) {
+        (void)core::checkScenario(*scenario.scenario, core::builtinCatalog());
+        (void)core::serializeScenario(*scenario.scenario, scenario.pins);
+    } else {
+        QVERIFY(!scenario.errors.empty()); // a refusal always says why
+    }
+    const core::PublishedRunsLoad runs = core::parsePublishedRuns(text, "regression.json");
+    if (runs.ok())
+        for (const core::PublishedRun& run : runs.runs)
+            (void)core::scenarioForRun(run, core::builtinCatalog());
+    std::vector<core::Diagnostic> errors;
+    const std::optional<core::Catalog> catalog =
+        core::parseCatalog(text, "regression.json", errors);
+    QVERIFY(catalog.has_value() || !errors.empty());
+}
+
+QTEST_GUILESS_MAIN(TestFuzzRegressions)
+#include "test_fuzzregressions.moc"
