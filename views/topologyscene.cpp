@@ -36,8 +36,8 @@ bool withinBound(double v)
 }
 
 // One axis replaced by the rank of each value among the distinct values, evenly spaced: the
-// order survives, and neither an outlier nor the halving of a range past the largest double
-// squashes the others onto one point. A value that is not finite counts as 0.
+// order survives, and unlike a linear rescaling an outlier does not squash the others onto one
+// point. A value that is not finite counts as 0.
 std::vector<double> rankedAxis(const std::vector<double>& values)
 {
     std::vector<double> finite;
