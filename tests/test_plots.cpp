@@ -1,6 +1,7 @@
 // Plots, timeline and comparison table on synthetic Evaluations built in code (no cost model):
 // what is drawn must be exactly the data given.
 #include "comparisontable.h"
+#include "format.h"
 #include "comparisontablerows.h"
 #include "plotbreakdown.h"
 #include "plotbubble.h"
@@ -12,6 +13,9 @@
 #include <qcustomplot.h>
 
 #include <QTemporaryDir>
+
+#include <cmath>
+#include <limits>
 #include <QTest>
 
 #include <cmath>
@@ -146,6 +150,7 @@ class TestPlots : public QObject
     Q_OBJECT
 
 private slots:
+    void wholeNumbersNeverWrap();
     void breakdownStacksSumToTotals();
     void breakdownHoverNamesPartAndUnit();
     void bubbleBarsEqualRatios();
@@ -398,6 +403,17 @@ void TestPlots::comparisonHighlightsExactlyTheDifferences()
     QCOMPARE(highlighted(0), QStringList{"MFU (%)"});
     QVERIFY(highlighted(2).isEmpty());
     QVERIFY(table.horizontalHeaderItem(2)->text().endsWith("(baseline)"));
+}
+
+// A result beyond the int64 range or not finite shows as a dash, never as a wrapped integer
+// ("-9,223,372,036,854,775,808 GPU-hours").
+void TestPlots::wholeNumbersNeverWrap()
+{
+    QCOMPARE(views::formatWholeNumber(41272315.4), views::formatCount(41272315));
+    QVERIFY(!views::formatWholeNumber(std::numeric_limits<double>::infinity()).contains('9'));
+    QVERIFY(!views::formatWholeNumber(std::nan("")).contains('9'));
+    QVERIFY(!views::formatWholeNumber(1e300).contains('-'));
+    QVERIFY(!views::formatWholeNumber(-1e300).contains('9'));
 }
 
 QTEST_MAIN(TestPlots)

@@ -12,7 +12,7 @@ using Value = std::optional<double>;
 
 QString integer(double v)
 {
-    return formatCount(static_cast<std::int64_t>(std::llround(v)));
+    return formatWholeNumber(v);
 }
 std::function<QString(double)> decimals(int n)
 {

@@ -107,9 +107,8 @@ void EvaluationSummary::setEvaluation(const core::Evaluation& e)
     const char* bad = "#c62828";
     const char* good = "#2e7d32";
     m_iteration->setText(e.ok ? formatSeconds(e.iterationTimeS) : QStringLiteral("—"));
-    m_tokens->setText(
-        e.ok ? tr("%1 tokens/s").arg(formatCount(static_cast<std::int64_t>(e.tokensPerS)))
-             : QStringLiteral("—"));
+    m_tokens->setText(e.ok ? tr("%1 tokens/s").arg(formatWholeNumber(e.tokensPerS))
+                           : QStringLiteral("—"));
     m_mfu->setText(e.ok ? QStringLiteral("%1 / %2").arg(formatPercent(e.mfu), formatPercent(e.hfu))
                         : QStringLiteral("—"));
     m_bubble->setText(e.ok ? formatPercent(e.bubbleRatio) : QStringLiteral("—"));
@@ -123,11 +122,10 @@ void EvaluationSummary::setEvaluation(const core::Evaluation& e)
     }
     m_capex->setText(formatUsd(e.networkCapexUsd));
     m_power->setText(formatPower(e.networkPowerW));
-    m_train->setText(e.ok && e.timeToTrainS > 0.0
-                         ? tr("%1 (%2 GPU-hours)")
-                               .arg(formatTimeSpan(e.timeToTrainS),
-                                    formatCount(static_cast<std::int64_t>(e.gpuHoursToTrain)))
-                         : QStringLiteral("—"));
+    m_train->setText(e.ok && e.timeToTrainS > 0.0 ? tr("%1 (%2 GPU-hours)")
+                                                        .arg(formatTimeSpan(e.timeToTrainS),
+                                                             formatWholeNumber(e.gpuHoursToTrain))
+                                                  : QStringLiteral("—"));
     m_gpus->setText(formatCount(e.gpus));
     setBreakdown(e);
 
