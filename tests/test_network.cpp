@@ -116,6 +116,13 @@ void TestNetwork::bottleneckRoute()
     QCOMPARE(g2.componentCount(), 2);
     QVERIFY(!g2.route(0, 9).has_value());
     QCOMPARE(g2.maxBottleneckGBps(0, 9), 0.0);
+    // One Dijkstra from a source gives the same routes as one per pair, unreachable included.
+    for (const Datacenter& from : t.datacenters) {
+        const auto row = g2.routesFrom(from.id);
+        QCOMPARE(row.size(), t.datacenters.size());
+        for (std::size_t j = 0; j < t.datacenters.size(); ++j)
+            QCOMPARE(row[j], g2.route(from.id, t.datacenters[j].id));
+    }
 }
 
 void TestNetwork::dciLatency_data()

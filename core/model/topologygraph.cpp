@@ -70,18 +70,14 @@ int TopologyGraph::componentCount() const
     return m_componentCount;
 }
 
-std::optional<DciRoute> TopologyGraph::route(Id from, Id to) const
+struct TopologyGraph::ShortestPaths
 {
-    const auto s = vertex(from);
-    const auto t = vertex(to);
-    if (!s || !t)
-        return std::nullopt;
-    DciRoute result;
-    result.datacenters.push_back(from);
-    result.bottleneckGBps = std::numeric_limits<double>::infinity();
-    if (*s == *t)
-        return result;
+    std::vector<std::size_t> pred; // Dijkstra's predecessor of each vertex (itself: unreached)
+    std::vector<int> predEdge;     // index into m_edges of the edge that reached it
+};
 
+TopologyGraph::ShortestPaths TopologyGraph::shortestPaths(int source) const
+{
     const Graph& g = m_graph->g;
     std::vector<Graph::vertex_descriptor> pred(m_ids.size());
     std::vector<double> dist(m_ids.size());
@@ -97,20 +93,37 @@ std::optional<DciRoute> TopologyGraph::route(Id from, Id to) const
     };
     EdgeRecorder recorder;
     recorder.out = &predEdge;
-    boost::dijkstra_shortest_paths(g, static_cast<std::size_t>(*s),
+    boost::dijkstra_shortest_paths(g, static_cast<std::size_t>(source),
                                    boost::predecessor_map(pred.data())
                                        .distance_map(dist.data())
                                        .weight_map(boost::get(&EdgeProps::distanceKm, g))
                                        .visitor(recorder));
-    const auto target = static_cast<std::size_t>(*t);
-    if (pred[target] == target)
+    ShortestPaths out;
+    out.pred.assign(pred.begin(), pred.end());
+    out.predEdge.assign(m_ids.size(), -1);
+    for (std::size_t v = 0; v < m_ids.size(); ++v)
+        if (pred[v] != v)
+            out.predEdge[v] = g[predEdge[v]].index;
+    return out;
+}
+
+std::optional<DciRoute> TopologyGraph::routeTo(int source, int target,
+                                               const ShortestPaths& paths) const
+{
+    DciRoute result;
+    result.datacenters.push_back(m_ids[static_cast<std::size_t>(source)]);
+    result.bottleneckGBps = std::numeric_limits<double>::infinity();
+    if (source == target)
+        return result;
+    const auto t = static_cast<std::size_t>(target);
+    if (paths.pred[t] == t)
         return std::nullopt; // unreachable
 
     std::vector<int> edgeIndices;
-    for (std::size_t v = target; v != static_cast<std::size_t>(*s); v = pred[v])
-        edgeIndices.push_back(g[predEdge[v]].index);
+    for (std::size_t v = t; v != static_cast<std::size_t>(source); v = paths.pred[v])
+        edgeIndices.push_back(paths.predEdge[v]);
     std::reverse(edgeIndices.begin(), edgeIndices.end());
-    int at = *s;
+    int at = source;
     for (int e : edgeIndices) {
         const Edge& edge = m_edges[static_cast<std::size_t>(e)];
         at = edge.a == at ? edge.b : edge.a;
@@ -121,6 +134,29 @@ std::optional<DciRoute> TopologyGraph::route(Id from, Id to) const
         result.bottleneckGBps = std::min(result.bottleneckGBps, dciCapacityGBps(*edge.link));
     }
     return result;
+}
+
+std::optional<DciRoute> TopologyGraph::route(Id from, Id to) const
+{
+    const auto s = vertex(from);
+    const auto t = vertex(to);
+    if (!s || !t)
+        return std::nullopt;
+    if (*s == *t)
+        return routeTo(*s, *t, {});
+    return routeTo(*s, *t, shortestPaths(*s));
+}
+
+std::vector<std::optional<DciRoute>> TopologyGraph::routesFrom(Id from) const
+{
+    std::vector<std::optional<DciRoute>> out(m_ids.size());
+    const auto s = vertex(from);
+    if (!s)
+        return out;
+    const ShortestPaths paths = shortestPaths(*s);
+    for (std::size_t t = 0; t < m_ids.size(); ++t)
+        out[t] = routeTo(*s, static_cast<int>(t), paths);
+    return out;
 }
 
 double TopologyGraph::maxBottleneckGBps(Id from, Id to) const

@@ -44,6 +44,9 @@ public:
     // Shortest route by fibre distance (Dijkstra 1959, via boost::dijkstra_shortest_paths).
     // nullopt when either id is unknown or the sites are not connected.
     std::optional<DciRoute> route(Id from, Id to) const;
+    // The shortest route from `from` to every datacenter, in topology order, from one Dijkstra
+    // run (nullopt where unreachable; all nullopt for an unknown id).
+    std::vector<std::optional<DciRoute>> routesFrom(Id from) const;
     // Widest path: the largest bottleneck capacity over all routes (max-min path, a Dijkstra
     // variant; Pollack 1960, "The maximum capacity through a network"). 0 when disconnected.
     double maxBottleneckGBps(Id from, Id to) const;
@@ -55,7 +58,10 @@ private:
         const DciLink* link = nullptr;
     };
     struct BoostGraph; // boost::adjacency_list, kept out of this header
+    struct ShortestPaths;
     std::optional<int> vertex(Id id) const;
+    ShortestPaths shortestPaths(int source) const;
+    std::optional<DciRoute> routeTo(int source, int target, const ShortestPaths& paths) const;
 
     std::vector<Id> m_ids;     // vertex index -> datacenter id
     std::map<Id, int> m_index; // datacenter id -> vertex index

@@ -29,10 +29,11 @@ TopologyModel::TopologyModel(const Topology& topology, const Catalog& catalog, O
     for (const Datacenter& dc : m_topology->datacenters)
         m_ids.push_back(dc.id);
     if (m_ids.size() <= kRouteTableMax) {
-        m_routes.resize(m_ids.size() * m_ids.size());
-        for (std::size_t i = 0; i < m_ids.size(); ++i)
-            for (std::size_t j = 0; j < m_ids.size(); ++j)
-                m_routes[i * m_ids.size() + j] = m_graph.route(m_ids[i], m_ids[j]);
+        // One Dijkstra per source datacenter gives its row of the table.
+        m_routes.reserve(m_ids.size() * m_ids.size());
+        for (const Id from : m_ids)
+            for (std::optional<DciRoute>& r : m_graph.routesFrom(from))
+                m_routes.push_back(std::move(r));
     }
     for (const Datacenter& dc : m_topology->datacenters) {
         DatacenterFabric f;
