@@ -3,9 +3,9 @@
 
     scripts/readme_tables.py [--cli build/release/app/archipelago-cli] [--write]
 
-Tables: predicted vs measured iteration time on ../shared/validation/published-runs.json
-and tests/data/hopper-runs.json; rail-only vs rail-optimized Clos network cost and iteration
-time at 8k, 16k, 32k and 128k GPUs, built from the preset pair presets/rail-*-32k.json by scaling
+Tables: predicted vs measured iteration time on ../shared/validation/published-runs.json,
+tests/data/hopper-runs.json and ../shared/validation/published-runs-h100-megascale.json;
+rail-only vs rail-optimized Clos network cost and iteration time at 8k, 16k, 32k and 128k GPUs, built from the preset pair presets/rail-*-32k.json by scaling
 the pod count, the DP degree and the global batch together (weak scaling: the same
 micro-batches per replica at every size).
 """
@@ -97,7 +97,10 @@ def main():
         "validation": validation_table(
             args.cli, os.path.join(ROOT, "../shared/validation/published-runs.json"), "A100")
         + "\n\n" + validation_table(args.cli, os.path.join(ROOT, "tests/data/hopper-runs.json"),
-                                    "H100, tuning set"),
+                                    "H100, tuning set")
+        + "\n\n" + validation_table(
+            args.cli, os.path.join(ROOT, "../shared/validation/published-runs-h100-megascale.json"),
+            "MegaScale A100 and DGX Cloud H100, not calibrated on"),
         "rail-only": rail_table(args.cli),
     }
     if not args.write:
