@@ -104,9 +104,21 @@ Scenario baseScenario(const PublishedRun& run, const Catalog& catalog,
     return sc;
 }
 
+// Choosing unpublished knobs needs only the iteration time and the memory fit: no timeline,
+// warning text, bill of materials or attribution re-simulation (none of them changes either).
+EvaluateOptions searchOptions()
+{
+    EvaluateOptions o;
+    o.timeline = false;
+    o.warnings = false;
+    o.billOfMaterials = false;
+    o.attribution = false;
+    return o;
+}
+
 bool fits(const Scenario& sc, const Catalog& catalog)
 {
-    const Evaluation ev = evaluate(sc, catalog);
+    const Evaluation ev = evaluate(sc, catalog, searchOptions());
     return ev.ok && ev.fitsInMemory;
 }
 
@@ -198,7 +210,7 @@ RunScenario scenarioForRun(const PublishedRun& run, const Catalog& catalog)
             chooseMicroBatch(run, sc, merged);
         if (v > 1 && microBatchesPerIteration(sc) % run.pp != 0)
             continue;
-        const Evaluation ev = evaluate(sc, merged);
+        const Evaluation ev = evaluate(sc, merged, searchOptions());
         if (!ev.ok)
             continue;
         const Choice c{v, par.microBatch, ev.iterationTimeS, ev.fitsInMemory};
