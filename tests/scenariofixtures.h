@@ -85,6 +85,9 @@ inline core::Scenario multiDcScenario()
     link.packetLossRate = 1e-6;
     link.windowBytes = 33554432;
     link.connectionsPerCollective = 8;
+    link.outstandingBytes = 8388608;
+    link.headroomBytes = 33554432;
+    link.mssBytes = 8948;
     s.topology.links = {link};
 
     Workload& w = s.workload;

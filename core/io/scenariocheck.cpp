@@ -147,6 +147,9 @@ void checkLinks(DiagnosticSink& sink, const Topology& t, const Catalog& catalog)
         checkNumber(sink, ptr + "/window_bytes", link.windowBytes, kPositiveNumber);
         checkInt(sink, ptr + "/connections_per_collective", link.connectionsPerCollective,
                  kConnections);
+        checkNumber(sink, ptr + "/outstanding_bytes", link.outstandingBytes, kOutstandingBytes);
+        checkNumber(sink, ptr + "/headroom_bytes", link.headroomBytes, kHeadroomBytes);
+        checkNumber(sink, ptr + "/mss_bytes", link.mssBytes, kMssBytes);
         checkCatalogName(sink, ptr + "/optic", link.optic, "optic", true,
                          [&](const std::string& n) { return catalog.optic(n); });
         checkCatalogName(sink, ptr + "/line_system", link.lineSystem, "line system", true,
@@ -177,8 +180,8 @@ void checkLinks(DiagnosticSink& sink, const Topology& t, const Catalog& catalog)
         }
         if (link.transport == DciTransport::RdmaOtn && link.packetLossRate > 0)
             sink.warning(ptr + "/packet_loss_rate",
-                         "packet_loss_rate applies to lossy-ip transport only; ignored for "
-                         "rdma-otn");
+                         "packet_loss_rate applies to lossy-ip and roce-pfc only; rdma-otn "
+                         "is lossless and ignores it");
     }
 }
 
@@ -188,6 +191,7 @@ void checkWorkload(DiagnosticSink& sink, const Workload& w)
     checkWorkloadDimensions(w, ShapeRules::Scenario, dimensions);
     addFindings(sink, dimensions);
     checkNumber(sink, "/workload/train_tokens", w.trainTokens, kPositiveNumber);
+    checkInt(sink, "/workload/attention_window", w.attentionWindow, kNonNegative);
     ShapeFindings moe;
     checkMoeFields(w, moe);
     addFindings(sink, moe);

@@ -71,12 +71,16 @@ void readLink(ObjectReader& r, DciLink& link)
     r.number(keys::kGbpsPerWavelength, link.gbpsPerWavelength, kReq, kGbpsPerWavelength.expected);
     r.string(keys::kOptic, link.optic);
     r.string(keys::kLineSystem, link.lineSystem);
-    r.enumeration(keys::kTransport, link.transport, dciTransportFromString, "rdma-otn | lossy-ip");
+    r.enumeration(keys::kTransport, link.transport, dciTransportFromString,
+                  "rdma-otn | lossy-ip | roce-pfc");
     r.number(keys::kEquipmentLatencyS, link.equipmentLatencyS, kOpt, kLatencyS.expected);
     r.number(keys::kPacketLossRate, link.packetLossRate, kOpt, kProbability.expected);
     r.number(keys::kWindowBytes, link.windowBytes, kOpt);
     r.integer(keys::kConnectionsPerCollective, link.connectionsPerCollective, kOpt,
               kConnections.expected);
+    r.number(keys::kOutstandingBytes, link.outstandingBytes, kOpt, kOutstandingBytes.expected);
+    r.number(keys::kHeadroomBytes, link.headroomBytes, kOpt, kHeadroomBytes.expected);
+    r.number(keys::kMssBytes, link.mssBytes, kOpt, kMssBytes.expected);
 }
 
 void readTopology(ObjectReader& r, Topology& t)
@@ -117,6 +121,16 @@ void readWorkload(ObjectReader& r, Workload& w)
     r.integer(keys::kGlobalBatch, w.globalBatch, kReq, kGlobalBatch.expected);
     r.enumeration(keys::kPrecision, w.precision, precisionFromString, "bf16 | fp8");
     r.number(keys::kTrainTokens, w.trainTokens, kOpt);
+    r.boolean(keys::kParallelBlock, w.parallelBlock);
+    r.integer(keys::kAttentionWindow, w.attentionWindow, kOpt, kNonNegative.expected);
+}
+
+void readKernels(ObjectReader& r, Kernels& k)
+{
+    // Absent: the accelerator generation decides (computemodel.h fusedAttention).
+    if (bool flash = false; r.boolean(keys::kFlashAttention, flash))
+        k.flashAttention = flash;
+    r.boolean(keys::kFusedElementwise, k.fusedElementwise);
 }
 
 void readOverlap(ObjectReader& r, OverlapOptions& o)
@@ -142,6 +156,7 @@ void readParallelism(ObjectReader& r, Parallelism& p)
     r.boolean(keys::kDistributedOptimizer, p.distributedOptimizer);
     r.enumeration(keys::kRecompute, p.recompute, recomputeFromString, "none | selective | full");
     r.object(keys::kOverlap, kOpt, [&](ObjectReader& o) { readOverlap(o, p.overlap); });
+    r.object(keys::kKernels, kOpt, [&](ObjectReader& k) { readKernels(k, p.kernels); });
 }
 
 void readPlacement(ObjectReader& r, Placement& p)

@@ -64,6 +64,9 @@ Json toJson(const DciLink& link)
     j[keys::kPacketLossRate] = link.packetLossRate;
     j[keys::kWindowBytes] = link.windowBytes;
     j[keys::kConnectionsPerCollective] = link.connectionsPerCollective;
+    j[keys::kOutstandingBytes] = link.outstandingBytes;
+    j[keys::kHeadroomBytes] = link.headroomBytes;
+    j[keys::kMssBytes] = link.mssBytes;
     return j;
 }
 
@@ -106,6 +109,11 @@ Json toJson(const Workload& w)
     j[keys::kGlobalBatch] = w.globalBatch;
     j[keys::kPrecision] = toString(w.precision);
     j[keys::kTrainTokens] = w.trainTokens;
+    // Optional architecture switches, written when set (absent = today's default).
+    if (w.parallelBlock)
+        j[keys::kParallelBlock] = true;
+    if (w.attentionWindow != 0)
+        j[keys::kAttentionWindow] = w.attentionWindow;
     return j;
 }
 
@@ -129,6 +137,14 @@ Json toJson(const Parallelism& p)
                              {keys::kCpComm, o.cpComm},
                              {keys::kEpComm, o.epComm},
                              {keys::kPpComm, o.ppComm}};
+    // Absent kernels = the accelerator generation's defaults; written when set.
+    if (p.kernels != Kernels{}) {
+        Json k;
+        if (p.kernels.flashAttention)
+            k[keys::kFlashAttention] = *p.kernels.flashAttention;
+        k[keys::kFusedElementwise] = p.kernels.fusedElementwise;
+        j[keys::kKernels] = k;
+    }
     return j;
 }
 

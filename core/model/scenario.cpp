@@ -19,9 +19,10 @@ constexpr NameTable<FabricKind, 3> kFabricKinds{{
     {FabricKind::RailOptimized, "rail-optimized"},
     {FabricKind::RailOnly, "rail-only"},
 }};
-constexpr NameTable<DciTransport, 2> kTransports{{
+constexpr NameTable<DciTransport, 3> kTransports{{
     {DciTransport::RdmaOtn, "rdma-otn"},
     {DciTransport::LossyIp, "lossy-ip"},
+    {DciTransport::RocePfc, "roce-pfc"},
 }};
 constexpr NameTable<FfnActivation, 2> kActivations{{
     {FfnActivation::Gelu, "gelu"},

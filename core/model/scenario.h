@@ -72,9 +72,12 @@ struct Datacenter
     bool operator==(const Datacenter&) const = default;
 };
 
+// What carries the bytes across a DCI link; each bounds the whole link per direction
+// (network/dcimodel.h, docs/network.md "Transport across buildings").
 enum class DciTransport {
-    RdmaOtn,   // RDMA over a lossless optical transport network (loss ~ 0)
-    LossyIp    // TCP/IP-like transport: per-flow throughput bounded by window/RTT and loss
+    RdmaOtn,   // RDMA over a lossless optical transport network: window (outstanding bytes) / RTT
+    LossyIp,   // TCP over a lossy routed network: window / RTT and Padhye et al. 1998 in the loss
+    RocePfc    // RoCE with PFC over the long haul: lossless only if headroom covers the xoff need
 };
 
 // A datacenter interconnect: wavelengths x rate on a fibre path of `distanceKm`.
@@ -89,9 +92,14 @@ struct DciLink
     std::string lineSystem;        // catalog line system
     DciTransport transport = DciTransport::RdmaOtn;
     double equipmentLatencyS = 20e-6; // transponders, ROADMs, switches, both ends
-    double packetLossRate = 0.0;   // LossyIp only
+    double packetLossRate = 0.0;   // LossyIp and RocePfc (rdma-otn is lossless)
     double windowBytes = 16.0 * 1024 * 1024; // LossyIp per-connection window
-    int connectionsPerCollective = 16;       // parallel connections (QPs / TCP streams)
+    // Connections (QPs / TCP streams) a collective spreads over the link; every GPU flow crossing
+    // it is at least one (network/dcimodel.h, dciConnections).
+    int connectionsPerCollective = 16;
+    double outstandingBytes = 4.0 * 1024 * 1024; // RDMA in flight per connection (NCCL_BUFFSIZE)
+    double headroomBytes = 8.0 * 1024 * 1024;    // RocePfc headroom per port and priority
+    double mssBytes = 1460.0;                    // LossyIp segment (RFC 879: 1500 MTU - 40)
 
     bool operator==(const DciLink&) const = default;
 };
@@ -137,6 +145,12 @@ struct Workload
     int globalBatch = 1;           // sequences per iteration
     Precision precision = Precision::Bf16;
     double trainTokens = 1e12;     // tokens to train, for time and GPU-hours to train
+    // Attention and MLP side by side on one layer norm (GPT-J; Chowdhery et al. 2022, PaLM,
+    // section 2): one fused input GEMM and one TP reduction per layer and pass.
+    bool parallelBlock = false;
+    // Sliding-window attention: each query attends to the previous `attentionWindow` tokens
+    // (Beltagy et al. 2020; MegaScale, Jiang et al. 2024, section 3.1); 0 = the whole sequence.
+    int attentionWindow = 0;
 
     bool operator==(const Workload&) const = default;
 };
@@ -158,6 +172,18 @@ struct OverlapOptions
     bool operator==(const OverlapOptions&) const = default;
 };
 
+// Kernel implementations: what the training stack fuses. Unset flash attention follows the
+// accelerator generation (computemodel.h fusedAttention).
+struct Kernels
+{
+    std::optional<bool> flashAttention; // fused causal attention (Dao 2023, FlashAttention-2)
+    // LayerNorm fused with the residual add before it and the activation function fused into
+    // fc1's epilogue (MegaScale section 3.3); off = Megatron-LM 2021-23's fusions only.
+    bool fusedElementwise = false;
+
+    bool operator==(const Kernels&) const = default;
+};
+
 struct Parallelism
 {
     int tp = 1;
@@ -171,6 +197,7 @@ struct Parallelism
     bool distributedOptimizer = false;
     Recompute recompute = Recompute::None;
     OverlapOptions overlap;
+    Kernels kernels;
 
     bool operator==(const Parallelism&) const = default;
 };

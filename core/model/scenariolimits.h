@@ -68,6 +68,14 @@ inline constexpr NumberLimit kLatencyS{0.0, 1.0, false, "a number of seconds in 
 // No accelerator has less than a GiB of HBM; a bound against typos such as 1e-300.
 inline constexpr NumberLimit kHbmGib{1.0, 100'000.0, false, "a number of GiB in [1, 100000]"};
 inline constexpr NumberLimit kFraction{0.0, 1.0, true, "a number in (0, 1]"};
+// DCI transport (docs/network.md, "Transport across buildings"). TCP segment: RFC 879's 536
+// (576-byte minimum datagram) to the 65,495 of the largest IPv4 datagram less 40 header bytes.
+inline constexpr NumberLimit kMssBytes{536.0, 65'495.0, false, "a number of bytes in [536, 65495]"};
+// Bytes one RDMA connection keeps outstanding, and PFC headroom per port: one 4 KiB packet at
+// least; 1 TB is 100x the several GB of headroom Azure's deep-buffer chassis hold (NSDI'23 7.1).
+inline constexpr NumberLimit kOutstandingBytes{4096.0, 1e12, false,
+                                               "a number of bytes in [4096, 1e12]"};
+inline constexpr NumberLimit kHeadroomBytes{0.0, 1e12, true, "a number of bytes in (0, 1e12]"};
 
 // Hardware figures of the catalog. Each bound rejects what no real part can be (a typo, a unit
 // slip, 1e-300) while leaving an order of magnitude or more of room above today's parts, so that
