@@ -23,6 +23,8 @@ private slots:
     void hierarchicalAllReduceByHand();
     void fabricLevelsMergeIntoOneRing();
     void moreBandwidthNeverSlower();
+    void ecmpEfficiencyBallsIntoBins();
+    void lessUpperBandwidthNeverFaster();
 };
 
 void TestCollectives::flat_data()
@@ -101,17 +103,33 @@ void TestCollectives::hierarchicalAllReduceByHand()
 
 void TestCollectives::fabricLevelsMergeIntoOneRing()
 {
-    // NCCL rings span all nodes: leaf x spine levels act as one ring of 16 at the slower
-    // (ECMP-hashed spine) rate.
+    // NCCL rings span all nodes: leaf x spine levels act as one ring of 16, which moves at its
+    // slowest edge: the spine level's rate (placement gives it the rate of one edge crossing
+    // the leaf uplinks). ECMP is placement's business now, not a fixed factor here: it used to
+    // multiply every spine and core level by 0.632 whatever the flows and paths.
     EfficiencyParams eff;
     eff.scaleOutBusEfficiency = 1.0;
     GroupPath path;
     path.levels.push_back({LinkClass::Leaf, 8, 25.0, 3e-6});
-    path.levels.push_back({LinkClass::Spine, 2, 25.0, 5e-6});
-    const double rate = levelBytesPerS(path.levels[1], eff);
-    QVERIFY(rate < 25e9);
-    QVERIFY(
-        near(hierarchicalReduceScatter(1e9, path, eff).timeS, reduceScatterS(1e9, 16, rate, 5e-6)));
+    path.levels.push_back({LinkClass::Spine, 2, 10.0, 5e-6});
+    QVERIFY(near(levelBytesPerS(path.levels[1], eff), 10e9));
+    const CollectiveCost c = hierarchicalReduceScatter(1e9, path, eff);
+    QVERIFY(near(c.timeS, reduceScatterS(1e9, 16, 10e9, 5e-6)));
+    // 16 members, 8 per leaf: 2 of the ring's 16 edges leave a leaf, 14 turn at it.
+    const double v = 15.0 / 16 * 1e9;
+    QVERIFY(near(c.bytesPerLevel[0], v * 14 / 16));
+    QVERIFY(near(c.bytesPerLevel[1], v * 2 / 16));
+    // Three tiers: 4 per leaf, 2 leaves per pod, 4 pods (N = 32): 24 edges turn at the leaf,
+    // 4 at the spine, 4 cross the core.
+    GroupPath three;
+    three.levels.push_back({LinkClass::Leaf, 4, 50.0, 3e-6});
+    three.levels.push_back({LinkClass::Spine, 2, 50.0, 5e-6});
+    three.levels.push_back({LinkClass::Core, 4, 50.0, 7e-6});
+    const CollectiveCost a = hierarchicalAllReduce(1e9, three, eff);
+    const double w = 2.0 * 31 / 32 * 1e9;
+    QVERIFY(near(a.bytesPerLevel[0], w * 24 / 32));
+    QVERIFY(near(a.bytesPerLevel[1], w * 4 / 32));
+    QVERIFY(near(a.bytesPerLevel[2], w * 4 / 32));
 }
 
 void TestCollectives::moreBandwidthNeverSlower()
@@ -125,6 +143,51 @@ void TestCollectives::moreBandwidthNeverSlower()
         path.levels[1].bandwidthGBps = bw;
         const double t = hierarchicalAllReduce(3e8, path, eff).timeS;
         QVERIFY(t <= previous);
+        previous = t;
+    }
+}
+
+void TestCollectives::ecmpEfficiencyBallsIntoBins()
+{
+    // One path: nothing to collide on.
+    QCOMPARE(ecmpEfficiency(1.0, 1.0), 1.0);
+    QCOMPARE(ecmpEfficiency(64.0, 1.0), 1.0);
+    // One flow always finds a free path.
+    QVERIFY(near(ecmpEfficiency(1.0, 32.0), 1.0));
+    // f = n: 1 - (1 - 1/n)^n, from 0.656 (n = 8) towards 1 - 1/e (network-physics.md A5).
+    for (const double n : {8.0, 16.0, 32.0, 64.0}) {
+        const double e = ecmpEfficiency(n, n);
+        QVERIFY2(e > 0.6 && e < 0.7, qPrintable(QString::number(e)));
+        QVERIFY(near(e, 1.0 - std::pow(1.0 - 1.0 / n, n)));
+    }
+    QVERIFY(std::abs(ecmpEfficiency(1e6, 1e6) - (1.0 - std::exp(-1.0))) < 1e-6);
+    // More flows than paths: the load evens out, efficiency -> 1.
+    double previous = 0.0;
+    for (const double f : {32.0, 64.0, 128.0, 512.0, 4096.0}) {
+        const double e = ecmpEfficiency(f, 32.0);
+        QVERIFY(e >= previous);
+        previous = e;
+    }
+    QVERIFY(previous > 0.999);
+}
+
+void TestCollectives::lessUpperBandwidthNeverFaster()
+{
+    // A DP ring over leaf x spine x core: a thinner core never makes the collective faster,
+    // and it only costs anything once the core edge is the slowest.
+    EfficiencyParams eff;
+    GroupPath path;
+    path.levels.push_back({LinkClass::Leaf, 4, 50.0, 3e-6});
+    path.levels.push_back({LinkClass::Spine, 8, 50.0, 5e-6});
+    path.levels.push_back({LinkClass::Core, 6, 50.0, 7e-6});
+    const double fast = hierarchicalAllReduce(1e10, path, eff).timeS;
+    double previous = 0.0;
+    for (double bw : {400.0, 50.0, 25.0, 10.0, 1.0}) {
+        path.levels[2].bandwidthGBps = bw;
+        const double t = hierarchicalAllReduce(1e10, path, eff).timeS;
+        QVERIFY(t >= previous);
+        if (bw >= 50.0)
+            QVERIFY(near(t, fast));
         previous = t;
     }
 }

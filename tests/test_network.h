@@ -132,4 +132,7 @@ private slots:
     void linkTrafficSplitsLevels();
     void railOnlyStudy_data();
     void railOnlyStudy();
+    void declaredPodsChangeLayout();
+    void dpAcrossOversubscribedPods();
+    void oversubscriptionMonotonic();
 };

@@ -65,19 +65,18 @@ double busEfficiency(LinkClass linkClass, const EfficiencyParams& eff)
     return linkClass == LinkClass::ScaleUp ? eff.scaleUpBusEfficiency : eff.scaleOutBusEfficiency;
 }
 
-// ECMP hashing puts flows on uplinks at random; with n flows on n equal paths the expected
-// fraction of paths in use is 1 - 1/e (balls into bins), and the ring collective moves at the
-// pace of its slowest, shared hop. Al-Fares et al. 2010 (Hedera, NSDI) section 2.2 measure
-// ECMP collisions costing up to 61% of bisection bandwidth; Jiang et al. 2024 (MegaScale)
-// section 3.4 and Qian et al. 2024 (Alibaba HPN) section 2.2 report the same for LLM training
-// traffic that leaves the leaf switch.
-constexpr double kEcmpEfficiency = 0.632;
+double ecmpEfficiency(double flows, double paths)
+{
+    if (!(paths > 1.0) || !(flows > 0.0))
+        return 1.0;
+    // (1 - 1/n)^f as exp(f log1p(-1/n)): exact for large n and f.
+    const double empty = std::exp(flows * std::log1p(-1.0 / paths));
+    return paths * (1.0 - empty) / std::min(flows, paths);
+}
 
 double levelBytesPerS(const LevelLink& level, const EfficiencyParams& eff)
 {
-    const bool hashed = level.linkClass == LinkClass::Spine || level.linkClass == LinkClass::Core;
-    return level.bandwidthGBps * 1e9 * busEfficiency(level.linkClass, eff) *
-           (hashed ? kEcmpEfficiency : 1.0);
+    return level.bandwidthGBps * 1e9 * busEfficiency(level.linkClass, eff);
 }
 
 namespace {
@@ -92,15 +91,38 @@ enum class Op
 // One stage of the collective as NCCL runs it. NCCL builds its rings and trees over whole
 // nodes: inside a node over NVLink, across nodes one flat ring/tree whatever the switch tiers
 // (NCCL does not reduce per leaf switch). So consecutive fabric levels (leaf, spine, core)
-// merge into one stage with their product of participants, the slowest per-GPU bandwidth and
-// the largest latency; scale-up and DCI stay stages of their own.
+// merge into one stage with their product of participants and the largest latency; scale-up
+// and DCI stay stages of their own. Every edge of a ring carries the same bytes, so the ring
+// moves at its slowest edge: the stage rate is the smallest of the levels' rates, where
+// placement gives an upper level the rate of one edge that crosses it (the container's uplinks
+// shared by the edges crossing them), not the per-GPU share of the uplinks.
 struct Stage
 {
     int participants = 1;
     double bytesPerS = 0.0;
     double latencyS = 0.0;
     int level = 0; // first level of the stage (for traffic accounting)
+    int last = 0;  // last level merged into it
 };
+
+// Splits `bytes` (what each GPU of a ring over the stage's levels sends) over the levels the
+// ring's edges turn at. With members in rank order, a ring of N members whose containers at
+// level j hold c_j of them has N / c_j edges leaving those containers (none when one holds
+// all): level j carries (N/c_{j-1} - N/c_j) / N of the bytes, c_{-1} = 1.
+void splitBytes(const GroupPath& path, const Stage& st, double bytes, double* out)
+{
+    const double n = st.participants;
+    double below = 1.0; // ring members inside one container of the level below
+    for (int j = st.level; j <= st.last; ++j) {
+        const int p = path.levels[static_cast<std::size_t>(j)].participants;
+        if (p <= 1)
+            continue;
+        const double leaving = below < n ? n / below : 0.0;
+        below *= p;
+        const double leavingNext = below < n ? n / below : 0.0;
+        out[j] += bytes * (leaving - leavingNext) / n;
+    }
+}
 
 bool isFabric(LinkClass c)
 {
@@ -123,8 +145,10 @@ int stages(const GroupPath& path, const EfficiencyParams& eff, Stage* out, int m
             st.participants *= level.participants;
             st.bytesPerS = std::min(st.bytesPerS, rate);
             st.latencyS = std::max(st.latencyS, level.latencyS);
+            st.last = static_cast<int>(i);
         } else if (n < maxStages) {
-            out[n++] = Stage{level.participants, rate, level.latencyS, static_cast<int>(i)};
+            out[n++] = Stage{level.participants, rate, level.latencyS, static_cast<int>(i),
+                             static_cast<int>(i)};
         }
     }
     return n;
@@ -142,14 +166,14 @@ CollectiveCost hierarchical(double bytes, const GroupPath& path, const Efficienc
         const double frac = (k - 1.0) / k;
         if (op == Op::AllReduce && i == n - 1) {
             cost.timeS += allReduceS(shard, k, st[i].bytesPerS, st[i].latencyS);
-            cost.bytesPerLevel[st[i].level] += 2.0 * frac * shard;
+            splitBytes(path, st[i], 2.0 * frac * shard, cost.bytesPerLevel);
         } else if (op == Op::AllReduce) {
             // Reduce-scatter going out, all-gather coming back at the same stage.
             cost.timeS += 2.0 * reduceScatterS(shard, k, st[i].bytesPerS, st[i].latencyS);
-            cost.bytesPerLevel[st[i].level] += 2.0 * frac * shard;
+            splitBytes(path, st[i], 2.0 * frac * shard, cost.bytesPerLevel);
         } else {
             cost.timeS += reduceScatterS(shard, k, st[i].bytesPerS, st[i].latencyS);
-            cost.bytesPerLevel[st[i].level] += frac * shard;
+            splitBytes(path, st[i], frac * shard, cost.bytesPerLevel);
         }
         shard /= k;
     }

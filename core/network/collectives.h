@@ -31,8 +31,14 @@ double p2pS(double bytes, double bytesPerS, double latencyS);
 // Fraction of a level's link bandwidth that NCCL collectives achieve (bus bandwidth over
 // link bandwidth), from the accelerator's efficiency parameters.
 double busEfficiency(LinkClass linkClass, const EfficiencyParams& eff);
-// Achieved bytes/s per GPU on a level: bandwidth x bus efficiency (placement already shared
-// it among concurrent flows), x the ECMP collision factor on spine and core levels.
+// Expected share of the offered load that `flows` elephant flows, each able to fill one link,
+// get when ECMP hashes them uniformly onto `paths` equal links (balls into bins: the expected
+// number of non-empty bins is n(1 - (1 - 1/n)^f); Mitzenmacher and Upfal 2005, "Probability and
+// Computing", section 5.2): n(1 - (1 - 1/n)^f) / min(f, n). 1 on a single path and for f >> n;
+// 1 - 1/e ~ 0.63 at f = n for large n (0.656 at n = 8, 0.635 at n = 64).
+double ecmpEfficiency(double flows, double paths);
+// Achieved bytes/s per GPU on a level: bandwidth x bus efficiency. Placement already shared
+// the level among the flows that cross it and applied the ECMP collision loss.
 double levelBytesPerS(const LevelLink& level, const EfficiencyParams& eff);
 
 // Hierarchical collectives over a group path, innermost level first. An all-reduce is a
@@ -44,6 +50,8 @@ struct CollectiveCost
 {
     double timeS = 0.0;
     // Bytes each GPU sends per level, innermost first (for traffic accounting); size = levels.
+    // A ring over merged fabric levels puts on level i only its edges that turn there (an
+    // average over the GPUs: a ring of N members in P pods has P edges through the core).
     double bytesPerLevel[8] = {};
     int levels = 0;
 };

@@ -102,6 +102,65 @@ ClosCounts closFromLeaves(std::int64_t leaves, std::int64_t hostPorts, int radix
     return c;
 }
 
+ClosCounts closFromPods(const std::vector<PodLeaves>& pods, std::int64_t hostPorts, int radix,
+                        double leafOversubscription, double spineOversubscription)
+{
+    ClosCounts c;
+    c.hostPorts = hostPorts;
+    c.hostLinks = hostPorts;
+    if (radix <= 1)
+        return c;
+    c.tiers = 3;
+    c.leafDown = downPorts(radix, leafOversubscription);
+    c.leafUp = radix - c.leafDown;
+    c.spineDown = downPorts(radix, spineOversubscription);
+    c.spineUp = radix - c.spineDown;
+    for (const PodLeaves& pod : pods) {
+        if (pod.count <= 0 || pod.leaves <= 0)
+            continue;
+        c.pods += pod.count;
+        c.leaves += pod.count * pod.leaves;
+        c.spines += pod.count * ceilDiv(pod.leaves * c.leafUp, c.spineDown);
+        c.leavesPerPod = std::max(c.leavesPerPod, pod.leaves);
+    }
+    c.leafSpineLinks = c.leaves * c.leafUp;
+    c.spineCoreLinks = c.spines * c.spineUp;
+    c.cores = ceilDiv(c.spineCoreLinks, radix);
+    // A core switch reaches k pods (one port each), of the largest declared size.
+    c.capacityHosts = checkedProduct(std::int64_t{radix}, c.leavesPerPod, std::int64_t{c.leafDown})
+                          .value_or(kMaxHosts);
+    c.overCapacity = c.pods > radix;
+    return c;
+}
+
+std::int64_t FabricDesign::gpusUnder(LinkClass level) const
+{
+    switch (level) {
+    case LinkClass::Spine:
+        return gpusPerLeafSwitch;
+    case LinkClass::Core:
+        return domainsPerPod * gpusPerDomain;
+    default:
+        return 0;
+    }
+}
+
+bool FabricDesign::samePod(std::int64_t first, std::int64_t last) const
+{
+    if (declaredPods) {
+        for (const PodRun& run : podRuns) {
+            const std::int64_t end = run.startGpu + run.podGpus * run.count;
+            if (first < run.startGpu || first >= end)
+                continue;
+            return last < end &&
+                   (first - run.startGpu) / run.podGpus == (last - run.startGpu) / run.podGpus;
+        }
+        return false;
+    }
+    const std::int64_t span = domainsPerPod * gpusPerDomain;
+    return span > 0 && first / span == last / span;
+}
+
 double FabricDesign::levelGBps(LinkClass level) const
 {
     // Traffic that climbs past an oversubscribed tier gets 1/oversubscription of the NIC rate.
@@ -220,8 +279,45 @@ FabricDesign designFabric(const Datacenter& dc, const Catalog& catalog,
         f.domainsPerPod =
             f.plane.tiers <= 2 ? f.domains : f.plane.leavesPerPod * gpusPerLeaf / f.gpusPerDomain;
     }
+    // Declared pods (Meta's Llama 3 cluster: 3,072-GPU pods at full bisection, 1:7 above them;
+    // arXiv 2407.21783 section 3.3.1) replace the spine blocks the radix would build: the
+    // layout's pod boundaries and the spine block of each pod follow the scenario. Kept as built
+    // when the datacenter is one pod or the fabric has no core tier.
+    std::int64_t declaredPods = 0;
+    for (const Pod& pod : dc.pods)
+        declaredPods += std::max(0, pod.count);
+    const std::int64_t planeHostPorts =
+        (f.kind == FabricKind::RailOnly ? f.domains : f.gpus) * portsPerGpu;
+    if (maxTiers >= 3 && declaredPods >= 2 && planeHostPorts > f.radix) {
+        std::vector<PodLeaves> pods;
+        std::int64_t smallest = 0;
+        std::int64_t podStart = 0;
+        for (const Pod& pod : dc.pods) {
+            if (pod.count <= 0 || pod.domainsPerPod <= 0)
+                continue;
+            const std::int64_t podDomains = pod.domainsPerPod;
+            const std::int64_t g = std::max(1, pod.gpusPerDomain);
+            const int leafDown = downPorts(f.radix, lo);
+            const std::int64_t perRailLeaf = std::max<std::int64_t>(1, leafDown / portsPerGpu);
+            const std::int64_t leaves = f.kind == FabricKind::RailOnly
+                                            ? ceilDiv(podDomains * portsPerGpu, leafDown)
+                                        : f.kind == FabricKind::RailOptimized
+                                            ? ceilDiv(podDomains, perRailLeaf) * g
+                                            : ceilDiv(podDomains * g * portsPerGpu, leafDown);
+            pods.push_back({pod.count, leaves});
+            f.podRuns.push_back({podStart, podDomains * g, pod.count});
+            podStart += pod.count * podDomains * g;
+            smallest = smallest == 0 ? podDomains : std::min(smallest, podDomains);
+        }
+        f.plane = closFromPods(pods, planeHostPorts, f.radix, lo, so);
+        f.domainsPerPod = smallest;
+        f.declaredPods = true;
+    }
     f.domainsPerLeaf = std::min(f.domainsPerLeaf, f.domains);
     f.domainsPerPod = std::min(std::max(f.domainsPerPod, f.domainsPerLeaf), f.domains);
+    // One leaf switch's hosts: a rail leaf holds one GPU per domain.
+    f.gpusPerLeafSwitch = std::max<std::int64_t>(
+        1, (f.plane.tiers <= 1 ? f.plane.hostPorts : f.plane.leafDown) / portsPerGpu);
 
     f.tiers = f.plane.tiers;
     f.leaves = f.plane.leaves * f.planes;

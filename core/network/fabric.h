@@ -20,6 +20,12 @@ inline constexpr double kScaleUpStepLatencyS = 2e-6;
 inline constexpr double kNicLatencyS = 2e-6;
 inline constexpr double kSwitchHopLatencyS = 1e-6;
 
+// Flows per GPU pair that ECMP hashes independently: NCCL opens one connection per channel
+// and one queue pair per connection (NCCL_IB_QPS_PER_CONNECTION defaults to 1), with about two
+// channels per NIC. Llama 3 scaled this to 16 flows per GPU pair plus E-ECMP hashing
+// (arXiv 2407.21783 section 3.3.1; ../shared/network-physics.md A5).
+inline constexpr double kFlowsPerGpuPair = 2.0;
+
 // Typical cable lengths per tier, used to choose optics by reach for the bill of materials:
 // servers to a top-of-rack leaf ~3 m (DAC), to rail leaves in the row ~30 m (AOC/DR),
 // leaf to spine across the hall ~150 m (DR, 500 m), spine to core across the building ~1 km (FR).
@@ -58,6 +64,16 @@ ClosCounts closCounts(std::int64_t hostPorts, int radix, int maxTiers, double le
 // fabrics need whole leaves per rail).
 ClosCounts closFromLeaves(std::int64_t leaves, std::int64_t hostPorts, int radix, int maxTiers,
                           double leafOversubscription, double spineOversubscription);
+// A 3-tier fabric whose pods are given: `count` pods of `leaves` leaves each, per entry. Each
+// pod gets the spines its own leaves' uplinks need (ceil(leaves x leafUp / spineDown)); the
+// core joins the pods' spine uplinks.
+struct PodLeaves
+{
+    std::int64_t count = 0;
+    std::int64_t leaves = 0;
+};
+ClosCounts closFromPods(const std::vector<PodLeaves>& pods, std::int64_t hostPorts, int radix,
+                        double leafOversubscription, double spineOversubscription);
 
 // One datacenter's fabric: the Clos counts of one plane times the number of planes, plus the
 // geometry that placement needs.
@@ -84,6 +100,22 @@ struct FabricDesign
     // several leaves) and one spine block (all domains for 2 tiers).
     std::int64_t domainsPerLeaf = 0;
     std::int64_t domainsPerPod = 0;
+    // GPUs whose NIC ports land on one leaf switch (one per domain on a rail leaf): what shares
+    // a leaf's uplinks.
+    std::int64_t gpusPerLeafSwitch = 1;
+    // The pods are the scenario's (several pods declared on a 3-tier fabric): domainsPerPod is
+    // the smallest declared pod, and each pod's spine block is sized for its own GPUs. Otherwise
+    // pods are the spine blocks the radix allows (closCounts).
+    bool declaredPods = false;
+    // With declared pods, one run per Pod entry: `count` pods of `podGpus` GPUs from GPU
+    // `startGpu` on (ranks fill the pods in the order the scenario lists them).
+    struct PodRun
+    {
+        std::int64_t startGpu = 0;
+        std::int64_t podGpus = 0;
+        std::int64_t count = 0;
+    };
+    std::vector<PodRun> podRuns;
     double gpuGBps = 0.0; // NIC GB/s per GPU per direction
     double leafOversubscription = 1.0;
     double spineOversubscription = 1.0;
@@ -92,8 +124,14 @@ struct FabricDesign
     bool overCapacity = false;
 
     std::int64_t switches() const { return leaves + spines + cores; }
-    // Per-GPU bandwidth of traffic that climbs to `level` (Leaf, Spine or Core).
+    // Per-GPU bandwidth of traffic that climbs to `level` (Leaf, Spine or Core) when every GPU
+    // below sends across it: the uplinks' capacity over the GPUs under them.
     double levelGBps(LinkClass level) const;
+    // GPUs under the uplinks that traffic climbing to `level` leaves through: one leaf switch
+    // (Spine), one pod (Core); 0 for Leaf (no uplink).
+    std::int64_t gpusUnder(LinkClass level) const;
+    // Whether GPUs `first` and `last` (datacenter-local, in rank layout order) share a pod.
+    bool samePod(std::int64_t first, std::int64_t last) const;
     // Per-step latency of a transfer turning at `level`: NIC + switch hops (1, 3 or 5).
     static double levelLatencyS(LinkClass level);
 };
