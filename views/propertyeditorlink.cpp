@@ -6,6 +6,9 @@
 #include <QFormLayout>
 #include <QLabel>
 
+#include <algorithm>
+#include <initializer_list>
+
 namespace archipelago::views {
 
 namespace {
@@ -66,27 +69,44 @@ LinkEditor::LinkEditor(EditSink* sink, QWidget* parent)
     m_transport = new ChoiceField;
     m_transport->setChoices(
         {{tr("RDMA over OTN (lossless)"), core::toString(core::DciTransport::RdmaOtn)},
+         {tr("RoCE with PFC (long haul)"), core::toString(core::DciTransport::RocePfc)},
          {tr("Lossy IP (TCP-like)"), core::toString(core::DciTransport::LossyIp)}});
     m_transportRow = addField(transport, tr("Transport"), m_transport,
-                              tr("Lossless RDMA over an optical transport network, or a lossy IP "
-                                 "transport whose per-flow throughput is bounded by window / RTT "
-                                 "and loss."));
+                              tr("What bounds the whole link: lossless RDMA over an optical "
+                                 "transport network (bytes in flight / RTT), RoCE with PFC "
+                                 "(also the switch headroom against the cable length), or TCP "
+                                 "over a lossy IP network (window / RTT and loss)."));
     connect(m_transport, &ChoiceField::committed, this, [this](const QString& v) {
         const auto t = core::dciTransportFromString(v.toStdString());
         editLinks(m_transportRow, [&](core::DciLink& l) { l.transport = t.value_or(l.transport); });
     });
     addDouble(transport, m_loss, tr("Packet loss (%)"),
-              tr("Packet loss rate in percent (lossy IP only)."),
+              tr("Packet loss rate in percent (lossy IP and RoCE with PFC)."),
               QStringLiteral("packet_loss_rate"), 0.0, 100.0, 4, 100.0,
               &core::DciLink::packetLossRate);
     addDouble(transport, m_window, tr("Window per connection (MiB)"),
               tr("Congestion / receive window of one connection in MiB (lossy IP only)."),
               QStringLiteral("window_bytes"), 0.001, 1e6, 3, 1.0 / (1024.0 * 1024.0),
               &core::DciLink::windowBytes);
+    addDouble(transport, m_mss, tr("TCP segment (bytes)"),
+              tr("TCP maximum segment size in bytes, 536–65,495 (1460 on a 1500-byte MTU, 8948 "
+                 "on 9000; lossy IP only)."),
+              QStringLiteral("mss_bytes"), 536.0, 65'495.0, 0, 1.0, &core::DciLink::mssBytes);
+    addDouble(transport, m_outstanding, tr("In flight per connection (MiB)"),
+              tr("Bytes one RDMA connection keeps outstanding in MiB: NCCL's receive buffer "
+                 "(NCCL_BUFFSIZE, 4 MiB) or work requests × message size (RDMA only)."),
+              QStringLiteral("outstanding_bytes"), 0.004, 1e6, 3, 1.0 / (1024.0 * 1024.0),
+              &core::DciLink::outstandingBytes);
+    addDouble(transport, m_headroom, tr("PFC headroom per port (MiB)"),
+              tr("Switch buffer reserved per port and lossless priority in MiB; below the xoff "
+                 "need of the cable length the port pauses early (RoCE with PFC only)."),
+              QStringLiteral("headroom_bytes"), 0.001, 1e6, 3, 1.0 / (1024.0 * 1024.0),
+              &core::DciLink::headroomBytes);
     m_connections = new IntField(1, 1'000'000);
     m_connectionsRow = addField(transport, tr("Connections per collective"), m_connections,
                                 tr("Parallel connections (QPs or TCP streams) one collective "
-                                   "spreads over the link."));
+                                   "spreads over the link; every GPU flow crossing it is at "
+                                   "least one."));
     connect(m_connections, &IntField::committed, this, [this](int v) {
         editLinks(m_connectionsRow, [&](core::DciLink& l) { l.connectionsPerCollective = v; });
     });
@@ -174,12 +194,18 @@ void LinkEditor::loadValues()
     m_connectionsRow->setPointers(
         linkPointers(s, ids(), QStringLiteral("/connections_per_collective")));
 
-    // Loss and window only matter on a lossy transport.
-    const bool lossy = std::any_of(links.begin(), links.end(), [](auto* l) {
-        return l->transport == core::DciTransport::LossyIp;
-    });
-    m_loss->setEnabled(lossy);
-    m_window->setEnabled(lossy);
+    // Each field matters to some transports only.
+    const auto anyOf = [&](std::initializer_list<core::DciTransport> kinds) {
+        return std::any_of(links.begin(), links.end(), [&](auto* l) {
+            return std::find(kinds.begin(), kinds.end(), l->transport) != kinds.end();
+        });
+    };
+    using core::DciTransport;
+    m_loss->setEnabled(anyOf({DciTransport::LossyIp, DciTransport::RocePfc}));
+    m_window->setEnabled(anyOf({DciTransport::LossyIp}));
+    m_mss->setEnabled(anyOf({DciTransport::LossyIp}));
+    m_outstanding->setEnabled(anyOf({DciTransport::RdmaOtn, DciTransport::RocePfc}));
+    m_headroom->setEnabled(anyOf({DciTransport::RocePfc}));
 
     const auto capacity =
         commonValue(links, [](auto* l) { return l->wavelengths * l->gbpsPerWavelength; });

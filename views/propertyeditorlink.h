@@ -1,5 +1,6 @@
 // DCI link page of the property editor: distance, capacity (wavelengths × rate), optic, line
-// system, transport and its loss / window / connections, for the whole selection at once.
+// system, transport and its loss / window / segment / in-flight bytes / PFC headroom /
+// connections, for the whole selection at once.
 // Emits Intent::Links with every selected link.
 #pragma once
 
@@ -55,6 +56,9 @@ private:
     DoubleField* m_equipmentLatency = nullptr;
     DoubleField* m_loss = nullptr;
     DoubleField* m_window = nullptr;
+    DoubleField* m_mss = nullptr;
+    DoubleField* m_outstanding = nullptr;
+    DoubleField* m_headroom = nullptr;
     IntField* m_connections = nullptr;
     FieldRow* m_connectionsRow = nullptr;
 };

@@ -1,5 +1,6 @@
 #include "network/placementlayout.h"
 
+#include "network/collectives.h"
 #include "network/dcimodel.h"
 
 #include <algorithm>
@@ -49,13 +50,46 @@ double crossRailFraction(std::int64_t s, std::int64_t perDomain, int g)
                          : 1.0;
 }
 
+// The rate of one flow that climbs to `cls` through the uplinks of its container (a leaf for
+// Spine, a pod for Core), when every GPU under those uplinks runs the same collective at once.
+// `ringMembers` > 0: a ring (or tree) with that many members inside the container, whose only
+// traffic across is its one boundary edge (Thakur et al. 2005: every ring edge carries the same
+// bytes), so the container's gpus/ringMembers edges share the uplinks: ringMembers x the
+// per-GPU share, at most the NIC; a ring with one member per container gets the per-GPU share.
+// 0: every GPU's traffic crosses (all-to-all, point-to-point), to `peersPerGpu` peers each.
+// The uplinks are ECMP-hashed (ecmpEfficiency, kFlowsPerGpuPair flows per GPU pair).
+double crossingGBps(const FabricDesign& f, LinkClass cls, std::int64_t ringMembers,
+                    std::int64_t peersPerGpu, int* flowsOut)
+{
+    const double gpus = static_cast<double>(f.gpusUnder(cls));
+    if (gpus <= 0.0) {
+        *flowsOut = 1;
+        return f.levelGBps(cls);
+    }
+    const double ring = static_cast<double>(std::max<std::int64_t>(1, ringMembers));
+    const double edges = std::max(1.0, gpus / ring);
+    const double flows =
+        edges * kFlowsPerGpuPair *
+        static_cast<double>(ringMembers > 0 ? 1 : std::max<std::int64_t>(1, peersPerGpu));
+    const double linkGBps = f.linkGbps / 8.0;
+    const double capacityGBps = gpus * f.levelGBps(cls);
+    const double paths = linkGBps > 0.0 ? std::max(1.0, capacityGBps / linkGBps) : 1.0;
+    // Hashed flows fill at most the links they land on: E[non-empty links] x link rate.
+    const double carriedGBps =
+        std::min(capacityGBps, ecmpEfficiency(flows, paths) * std::min(flows, paths) * linkGBps);
+    *flowsOut = static_cast<int>(std::min(edges, 2e9));
+    return std::min(f.gpuGBps, carriedGBps / edges);
+}
+
 LevelLink fabricLevel(const DcLayout& layout, LinkClass cls, std::int64_t participants,
-                      double crossRail)
+                      double crossRail, std::int64_t ringMembers, std::int64_t peersPerGpu)
 {
     LevelLink l;
     l.linkClass = cls;
     l.participants = static_cast<int>(participants);
-    l.bandwidthGBps = layout.fabric.levelGBps(cls);
+    l.bandwidthGBps = cls == LinkClass::Leaf ? layout.fabric.levelGBps(cls)
+                                             : crossingGBps(layout.fabric, cls, ringMembers,
+                                                            peersPerGpu, &l.concurrentFlows);
     l.latencyS = FabricDesign::levelLatencyS(cls);
     if (crossRail > 0.0 && layout.fabric.kind == FabricKind::RailOnly) {
         // Time per byte = 1/B_fabric + f/B_scaleup: the extra hop over the scale-up domain.
@@ -156,12 +190,17 @@ LevelList intraLevels(const DcLayout& layout, std::int64_t s, std::int64_t n, bo
         levels.push_back(l);
     }
     const double crossRail = allToAll ? crossRailFraction(s, m0, f.gpusPerDomain) : 0.0;
+    // After the scale-up stage, m0 fabric rings (one per local index) run side by side; each has
+    // m1/m0 members per leaf and m2/m0 per pod, and one edge out of each (ringMembers). An
+    // all-to-all sends to every member outside the container instead.
     if (m1 / m0 > 1)
-        levels.push_back(fabricLevel(layout, LinkClass::Leaf, m1 / m0, crossRail));
+        levels.push_back(fabricLevel(layout, LinkClass::Leaf, m1 / m0, crossRail, 0, 0));
     if (m2 / m1 > 1)
-        levels.push_back(fabricLevel(layout, LinkClass::Spine, m2 / m1, crossRail));
+        levels.push_back(fabricLevel(layout, LinkClass::Spine, m2 / m1, crossRail,
+                                     allToAll ? 0 : m1 / m0, n - m1));
     if (n / m2 > 1)
-        levels.push_back(fabricLevel(layout, LinkClass::Core, n / m2, crossRail));
+        levels.push_back(fabricLevel(layout, LinkClass::Core, n / m2, crossRail,
+                                     allToAll ? 0 : m2 / m0, n - m2));
     return levels;
 }
 
@@ -217,19 +256,23 @@ LevelLink dciLevel(Context& ctx, const std::vector<Id>& dcs, double ownFlows, in
             const DciLink* link = findLink(ctx.scenario.topology, route->links[j]);
             const auto it = loads->find({link->id, link->a == route->datacenters[j]});
             const double flows = it == loads->end() ? 1.0 : std::max(1.0, it->second);
-            // Capacity shared equally by the concurrent flows (max-min fair share).
-            const double share = dciCapacityGBps(*link) / flows;
-            // Lossy IP: each flow is further bounded by window/RTT and Mathis et al. 1997.
-            const double transport = transportFlowLimitGBps(*link, rtt);
-            if (transport < share && ctx.wantWarnings)
-                ctx.warnings.push_back(
-                    {WarningCode::DciTransportBound,
-                     "lossy IP on " + linkName(ctx, link->id) + " (RTT " + formatNumber(rtt * 1e3) +
-                         " ms, loss " + formatNumber(link->packetLossRate) + ", " +
-                         std::to_string(link->connectionsPerCollective) +
-                         " connections) limits a flow to " + formatNumber(transport) +
-                         " GB/s, below its " + formatNumber(share) + " GB/s share"});
-            const double bw = std::min(share, transport);
+            // The transport bounds the whole link (dcimodel.h); what it lets through is shared
+            // equally by the concurrent flows (max-min fair share).
+            const double connections = dciConnections(*link, flows);
+            const double usable = dciUsableCapacityGBps(*link, rtt, connections);
+            if (usable < dciCapacityGBps(*link) && ctx.wantWarnings) {
+                Warning w{WarningCode::DciTransportBound,
+                          std::string(toString(link->transport)) + " on " +
+                              linkName(ctx, link->id) + " (RTT " + formatNumber(rtt * 1e3) +
+                              " ms, loss " + formatNumber(link->packetLossRate) + ", " +
+                              formatNumber(connections) + " connections) carries " +
+                              formatNumber(usable) + " of its " +
+                              formatNumber(dciCapacityGBps(*link)) + " GB/s"};
+                // Every stage's gradient path asks again: say it once.
+                if (std::find(ctx.warnings.begin(), ctx.warnings.end(), w) == ctx.warnings.end())
+                    ctx.warnings.push_back(std::move(w));
+            }
+            const double bw = usable / flows;
             if (bw < l.bandwidthGBps) {
                 l.bandwidthGBps = bw;
                 l.dciLinkId = link->id;
@@ -282,10 +325,12 @@ LevelLink boundaryLink(Context& ctx, const Scenario& scenario, const PlacementSh
         return l;
     }
     const LinkClass cls = f.domainsPerLeaf > 0 && within(f.domainsPerLeaf * g) ? LinkClass::Leaf
-                          : within(f.domainsPerPod * g)                        ? LinkClass::Spine
+                          : f.samePod(start, end - 1)                          ? LinkClass::Spine
                                                                                : LinkClass::Core;
     const bool crossRail = s % g != 0;
-    return fabricLevel(layout, f.tiers <= 1 ? LinkClass::Leaf : cls, 2, crossRail ? 1.0 : 0.0);
+    // Every GPU of the stage sends its activations across at once, to one peer.
+    return fabricLevel(layout, f.tiers <= 1 ? LinkClass::Leaf : cls, 2, crossRail ? 1.0 : 0.0, 0,
+                       1);
 }
 
 double allReduceProxyS(const GroupPath& path)
