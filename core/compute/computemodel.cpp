@@ -80,12 +80,13 @@ double gemmEfficiency(double m, double n, double k, const AcceleratorSpec& accel
     return t > 0.0 ? 2.0 * m * n * k / (t * peakFlopsPerS(accel, Precision::Bf16)) : 0.0;
 }
 
-bool fusedAttention(const AcceleratorSpec& accel)
+bool fusedAttention(const AcceleratorSpec& accel, const Kernels& kernels)
 {
-    // Software of the generation's published runs: Megatron-LM's fused softmax with unfused
-    // Q K^T on Volta/Ampere (Narayanan et al. 2021, Korthikanti et al. 2022, MegaScale's
-    // Megatron baseline); flash attention from Hopper on (Llama 3, DeepSeek-V3 reports).
-    return accel.generation != "ampere" && accel.generation != "volta";
+    // Unset: the software of the generation's published runs: Megatron-LM's fused softmax with
+    // unfused Q K^T on Volta/Ampere (Narayanan et al. 2021, Korthikanti et al. 2022,
+    // MegaScale's Megatron baseline); flash attention from Hopper on (Llama 3, DeepSeek-V3).
+    return kernels.flashAttention.value_or(accel.generation != "ampere" &&
+                                           accel.generation != "volta");
 }
 
 namespace {
@@ -124,14 +125,24 @@ LayerCompute layerCompute(const Workload& w, const Parallelism& par, bool moeLay
     const double headsPerGpu = std::max(1.0, w.heads / t);
     const double kvDim = static_cast<double>(w.kvHeads) * d;
     const double mats = mlpMatrices(w.activation);
-    const bool fused = fusedAttention(accel);
+    const bool fused = fusedAttention(accel, par.kernels);
+    const bool fuseElementwise = par.kernels.fusedElementwise;
+    // Parallel block (PaLM section 2): QKV and a dense fc1 share their input, one GEMM.
+    const bool fusedInput = w.parallelBlock && !moeLayer;
 
-    GemmClock rest{accel, w.precision};
+    // Column-parallel GEMMs (TP all-gather side) and row-parallel ones (reduce side), timed
+    // apart for the TP overlap windows (stagecost.cpp).
+    GemmClock column{accel, w.precision};
+    GemmClock row{accel, w.precision};
     // Shapes per GPU, Megatron tensor parallelism (Shoeybi et al. 2019, section 3): QKV and
     // fc1 split by columns, projection and fc2 by rows. With CP each GPU holds s/cp queries
     // against all s keys (ring attention, Liu et al. 2023).
-    rest.add(tokens, (h + 2.0 * kvDim) / t, h); // QKV
-    rest.add(tokens, h, h / t);                 // output projection
+    const double f = w.ffnHidden;
+    if (fusedInput)
+        column.add(tokens, ((h + 2.0 * kvDim) + (mats - 1.0) * f) / t, h); // [QKV | fc1]
+    else
+        column.add(tokens, (h + 2.0 * kvDim) / t, h); // QKV
+    row.add(tokens, h, h / t);                        // output projection
     // Attention core. Unfused: scores Q K^T and probabilities x V as batched GEMMs through HBM,
     // softmax with mask and dropout over a*s^2 scores reading and writing them twice plus the
     // mask (9 bytes per score, the tensors Korthikanti et al. 2022 section 4.1 stores).
@@ -144,8 +155,9 @@ LayerCompute layerCompute(const Workload& w, const Parallelism& par, bool moeLay
     double scoreBytes = 0.0;
     double attnFlops = 0.0;
     if (fused) {
-        const double causal = 0.5;
-        const double scores = (s / cp) * s * heads * causal; // score elements computed
+        // Score elements computed: the causal (or windowed) part only; Megatron's context
+        // parallelism balances it over the cp ranks.
+        const double scores = (s / cp) * s * heads * causalScoreFraction(w);
         const double f1 = 2.0 * scores * d;
         attnFlops = 2.0 * f1;
         // The online softmax runs on the CUDA cores between the two GEMMs and, in
@@ -179,8 +191,17 @@ LayerCompute layerCompute(const Workload& w, const Parallelism& par, bool moeLay
     // Memory-bound bytes, forward (bf16 = 2 bytes). Two norms read and write T*h
     // (4 bytes per element); two fused bias-dropout-residual adds read two inputs, write the
     // output and a 1-byte mask (7). Without SP these regions run replicated on every TP rank.
-    double bytes = (2.0 * 4.0 + 2.0 * 7.0) * tokens * h / seqShard;
-    double kernels = 12.0;
+    // Parallel block: one norm, one add of both branches (reads three, writes one, two masks:
+    // 10). Fused element-wise: each norm takes its input from the add before it (2 per norm).
+    const double norms = w.parallelBlock ? 1.0 : 2.0;
+    const double normBytes = fuseElementwise ? 2.0 : 4.0;
+    const double addBytes = w.parallelBlock ? 10.0 : 2.0 * 7.0;
+    double bytes = (norms * normBytes + addBytes) * tokens * h / seqShard;
+    // Launches: 4 GEMMs (3 with the fused input), 3 attention kernels, norms, residual adds,
+    // the activation function (Megatron-LM's fused bias-GeLU); fused norms and activation
+    // ride on the adds and on fc1.
+    double kernels = (fusedInput ? 3.0 : 4.0) + 3.0 + norms * (fuseElementwise ? 0.0 : 1.0) +
+                     (w.parallelBlock ? 1.0 : 2.0) + (fuseElementwise ? 0.0 : 1.0);
     if (moeLayer) {
         const MoeConfig& moe = w.moe;
         const double ep = std::max(1, par.ep);
@@ -188,33 +209,40 @@ LayerCompute layerCompute(const Workload& w, const Parallelism& par, bool moeLay
         const double routed = tokens * moe.topK; // token-expert pairs on this GPU
         const double localExperts = std::max(1.0, moe.experts / ep);
         const double perExpert = routed / localExperts;              // balanced routing
-        rest.add(tokens, moe.experts, h);                            // router
-        rest.add(perExpert, (mats - 1.0) * fe / t, h, localExperts); // expert fc1 (grouped)
-        rest.add(perExpert, h, fe / t, localExperts);                // expert fc2
+        column.add(tokens, moe.experts, h);                            // router
+        column.add(perExpert, (mats - 1.0) * fe / t, h, localExperts); // expert fc1 (grouped)
+        row.add(perExpert, h, fe / t, localExperts);                   // expert fc2
         if (moe.sharedExperts > 0) {
             const double fs = fe * moe.sharedExperts;
-            rest.add(tokens, (mats - 1.0) * fs / t, h);
-            rest.add(tokens, h, fs / t);
+            column.add(tokens, (mats - 1.0) * fs / t, h);
+            row.add(tokens, h, fs / t);
         }
-        // Permute and unpermute the routed tokens (read + write, twice), activation function.
+        // Permute and unpermute the routed tokens (read + write, twice), activation function
+        // (in the expert fc1's epilogue when fused).
         bytes += 8.0 * routed * h / t;
-        bytes += (mats == 3.0 ? 6.0 : 4.0) * (routed + tokens * moe.sharedExperts) * fe / t;
+        if (!fuseElementwise)
+            bytes += (mats == 3.0 ? 6.0 : 4.0) * (routed + tokens * moe.sharedExperts) * fe / t;
         kernels += 10.0;
     } else {
-        const double f = w.ffnHidden;
-        rest.add(tokens, (mats - 1.0) * f / t, h); // fc1 (gate and up for SwiGLU)
-        rest.add(tokens, h, f / t);                // fc2
-        // GeLU reads and writes T*f; SwiGLU reads two T*f streams and writes one.
-        bytes += (mats == 3.0 ? 6.0 : 4.0) * tokens * f / t;
+        if (!fusedInput)
+            column.add(tokens, (mats - 1.0) * f / t, h); // fc1 (gate and up for SwiGLU)
+        row.add(tokens, h, f / t);                       // fc2
+        // GeLU reads and writes T*f; SwiGLU reads two T*f streams and writes one. Fused into
+        // fc1's epilogue the pass is gone (its output is written by the GEMM anyway).
+        if (!fuseElementwise)
+            bytes += (mats == 3.0 ? 6.0 : 4.0) * tokens * f / t;
     }
     const double rate = hbmBytesPerS(accel);
     const double overhead = kernels * eff.kernelOverheadS;
-    const double other = rest.timeS + bytes / rate + overhead; // everything but attention core
+    const double gemmS = column.timeS + row.timeS;
+    const double other = gemmS + bytes / rate + overhead; // everything but attention core
 
     LayerCompute out;
     out.memoryBoundS = (bytes + scoreBytes) / rate;
     out.attentionCoreS = attnForwardS;
-    out.forwardFlops = attnFlops + rest.flops;
+    out.columnGemmS = column.timeS;
+    out.rowGemmS = row.timeS;
+    out.forwardFlops = attnFlops + column.flops + row.flops;
     out.forwardS = other + attnForwardS;
     // Backward: the input-gradient and weight-gradient GEMMs have the same shapes permuted
     // (2x FLOPs, Narayanan et al. 2021 Appendix); element-wise backward reads the saved input

@@ -16,10 +16,17 @@
 //    of it; gemm_half_dim is the k at which a tile reaches half of gemm_peak.
 //  - bytes = each operand read once and the output written once (bf16; FP8 inputs 1 byte).
 // Attention: the A100-era Megatron runs compute Q K^T and the softmax unfused (the s x s
-// scores go through HBM); Hopper and later train with fused flash attention (Dao 2023,
-// FlashAttention-2; cuDNN fused attention in Transformer Engine, Megatron-core's default),
-// which skips the masked half of a causal score matrix, keeps scores on chip, and recomputes
-// Q K^T in its backward pass (5 GEMMs backward for 2 forward, Dao 2023 section 3.1).
+// scores go through HBM; a sliding-window mask saves nothing there); Hopper and later train
+// with fused flash attention (Dao 2023, FlashAttention-2; cuDNN fused attention in Transformer
+// Engine, Megatron-core's default), which skips the masked part of a causal (or windowed)
+// score matrix, keeps scores on chip, and recomputes Q K^T in its backward pass (5 GEMMs
+// backward for 2 forward, Dao 2023 section 3.1). Parallelism::kernels.flashAttention turns it
+// on for an A100 stack that had it (MegaScale section 3.3 used FlashAttention-2 on A100).
+// Parallel block (Workload::parallelBlock; Chowdhery et al. 2022, PaLM, section 2): QKV and
+// fc1 read the same normalised input and run as one GEMM; one layer norm and one residual add
+// per layer. Fused element-wise kernels (Kernels::fusedElementwise; MegaScale section 3.3):
+// each LayerNorm fused with the residual add before it (no separate read of its input) and
+// the activation function in fc1's epilogue (no pass over T*f), fewer kernel launches.
 //
 // Calibration: gemm_peak, gemm_half_dim, memory_bound and comm_interference per accelerator
 // generation, jointly over ALL published runs of that generation, one set, no per-run terms:
@@ -45,8 +52,9 @@ double gemmTimeS(double m, double n, double k, double batch, const AcceleratorSp
                  Precision precision);
 // Achieved fraction of peak of that GEMM (diagnostics, tests).
 double gemmEfficiency(double m, double n, double k, const AcceleratorSpec& accel);
-// Whether attention runs as one fused (flash) kernel on this accelerator (see above).
-bool fusedAttention(const AcceleratorSpec& accel);
+// Whether attention runs as one fused (flash) kernel: the stack's choice when set, else the
+// accelerator generation's published software (see above).
+bool fusedAttention(const AcceleratorSpec& accel, const Kernels& kernels);
 
 // Peak dense FLOP/s of the accelerator for the workload's precision (FP8 falls back to BF16
 // when the accelerator has none).
@@ -60,7 +68,9 @@ struct LayerCompute
     double backwardS = 0.0;      // input and weight gradients: 2x the forward work
     double recomputeS = 0.0;     // what the recompute policy runs again before backward
     double attentionCoreS = 0.0; // forward scores, softmax, dropout, values (CP overlap window)
-    double forwardFlops = 0.0;   // per GPU, GEMMs only
+    double columnGemmS = 0.0;    // forward column-parallel GEMMs (QKV, fc1): TP all-gather window
+    double rowGemmS = 0.0;       // forward row-parallel GEMMs (projection, fc2): TP reduce window
+    double forwardFlops = 0.0;   // per GPU, GEMMs only, as executed (causal flash: masked skipped)
     double memoryBoundS = 0.0;   // forward memory-bound part (diagnostics)
 };
 

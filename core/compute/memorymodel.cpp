@@ -14,8 +14,9 @@ LayerParams layerParamsPerGpu(const Workload& w, const Parallelism& par, bool mo
     const double kvDim = static_cast<double>(w.kvHeads) * headDim(w);
     const double mats = mlpMatrices(w.activation);
     LayerParams p;
-    // Attention: QKV h x (h + 2 kv d) and projection h x h, split by TP; two norms replicated.
-    p.dense = (h * (h + 2.0 * kvDim) + h * h) / t + 2.0 * h;
+    // Attention: QKV h x (h + 2 kv d) and projection h x h, split by TP; two norms replicated
+    // (one in a parallel block, PaLM section 2).
+    p.dense = (h * (h + 2.0 * kvDim) + h * h) / t + (w.parallelBlock ? 1.0 : 2.0) * h;
     if (moeLayer) {
         const MoeConfig& moe = w.moe;
         const double expert = mats * h * moe.expertFfnHidden / t;
@@ -68,8 +69,9 @@ double activationBytesPerLayer(const Workload& w, const Parallelism& par, bool m
     const double g = w.precision == Precision::Fp8 ? 1.0 : 2.0;
     // Korthikanti et al. 2022 section 4.1, per layer: outside the TP regions (replicated
     // without SP, split by t with SP): two norm inputs 4sbh, QKV input 2sbh, fc1 input 2sbh,
-    // two dropout masks 2sbh = 10sbh.
-    double outside = (6.0 + 2.0 * g) * sbh;
+    // two dropout masks 2sbh = 10sbh. A parallel block has one norm input and one input shared
+    // by QKV and fc1 (PaLM section 2): 6sbh.
+    double outside = w.parallelBlock ? (4.0 + g) * sbh : (6.0 + 2.0 * g) * sbh;
     // Inside the TP regions (split by t): Q 2sbh, K and V 2*s*b*kv*d each (GQA shrinks them),
     // projection input 2sbh; = 8sbh with kv = a.
     double inside = (2.0 + g) * sbh + 4.0 * s * b * kvDim;

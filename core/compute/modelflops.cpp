@@ -21,6 +21,20 @@ double headDim(const Workload& workload)
     return static_cast<double>(workload.hidden) / std::max(1, workload.heads);
 }
 
+double attentionSpan(const Workload& w)
+{
+    const double s = w.seqLen;
+    return w.attentionWindow > 0 ? std::min(s, static_cast<double>(w.attentionWindow)) : s;
+}
+
+double causalScoreFraction(const Workload& w)
+{
+    const double s = std::max(1, w.seqLen);
+    const double span = attentionSpan(w);
+    // Query i attends to min(i, w) keys: sum over i = s*w - w^2/2 (w = s: s^2/2).
+    return (s * span - 0.5 * span * span) / (s * s);
+}
+
 int mlpMatrices(FfnActivation activation)
 {
     return activation == FfnActivation::Swiglu ? 3 : 2;
@@ -36,9 +50,11 @@ LayerFlops layerForwardFlops(const Workload& w, bool moeLayer)
     // Narayanan et al. 2021, Appendix: QKV 6*s*h^2 with as many K/V heads as Q heads; with
     // grouped-query attention K and V shrink to kv*d columns each (Ainslie et al. 2023).
     f.qkv = 2.0 * s * h * (h + 2.0 * kvDim);
-    // Attention scores and their product with V: 2*s^2*h each (ibid.).
-    f.scores = 2.0 * s * s * h;
-    f.values = 2.0 * s * s * h;
+    // Attention scores and their product with V: 2*s^2*h each (ibid.), the full matrix; a
+    // sliding window spans w keys per query (MegaScale section 3.1: O(s*w)).
+    const double span = attentionSpan(w);
+    f.scores = 2.0 * s * span * h;
+    f.values = 2.0 * s * span * h;
     f.projection = 2.0 * s * h * h;
     if (moeLayer) {
         const MoeConfig& moe = w.moe;

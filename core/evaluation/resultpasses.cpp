@@ -63,7 +63,14 @@ void breakdownPass(EvaluationContext& ctx)
     ev.modelFlopsPerIteration = modelFlopsPerIteration(w);
     ev.hardwareFlopsPerIteration = hardwareFlopsPerIteration(w, ctx.par.recompute);
     // MFU and HFU as defined by Chowdhery et al. 2022 (PaLM), Appendix B, and Korthikanti et
-    // al. 2022 section 6.3: achieved FLOP/s over peak, without and with recompute.
+    // al. 2022 section 6.3: achieved FLOP/s over peak, without and with recompute. One FLOP
+    // convention for both, the published runs' (Narayanan et al. 2021 eq. 3, Korthikanti,
+    // PaLM, MegaScale's Megatron-based MFU): 2 FLOPs per multiply-add, backward = 2x forward,
+    // the full s x s attention matrix (no causal halving; s x w with a sliding window), no
+    // flash-attention backward recompute. HFU adds only what the recompute policy reruns. The
+    // time, in contrast, comes from the FLOPs the kernels execute (computemodel.cpp: a causal
+    // flash kernel skips the masked half), so MFU is comparable with the papers, not a count
+    // of executed work.
     ev.mfu = ev.modelFlopsPerIteration / (ev.iterationTimeS * peakSum);
     ev.hfu = ev.hardwareFlopsPerIteration / (ev.iterationTimeS * peakSum);
     const double tokens = static_cast<double>(w.globalBatch) * w.seqLen;

@@ -10,12 +10,16 @@ namespace archipelago::core {
 
 namespace {
 
-// Communication of one pass of one layer, before deciding what overlaps.
+// Communication of one pass of one layer, before deciding what overlaps. TP is split by the
+// GEMMs it can hide under: all-gathers feed the column-parallel GEMMs, reduce-scatters and
+// all-reduces follow the row-parallel ones.
 struct LayerComm
 {
-    double tp = 0.0;
+    double tpGather = 0.0;
+    double tpReduce = 0.0;
     double cp = 0.0;
     double ep = 0.0;
+    double tp() const { return tpGather + tpReduce; }
 };
 
 // Runs the collective, tallies its traffic and returns its time.
@@ -76,15 +80,18 @@ ChunkParts chunkCost(const Workload& w, const Parallelism& par, const PlacementA
         // Megatron TP (Shoeybi et al. 2019, section 3): two all-reduces per layer forward and
         // two backward; with sequence parallel each becomes an all-gather plus a
         // reduce-scatter of the same total volume (Korthikanti et al. 2022, section 4.2.2).
+        // A parallel block sums the attention and MLP outputs before one reduction, behind one
+        // shared input: one collective of each kind per pass (PaLM section 2).
+        const double perPass = w.parallelBlock ? 1.0 : 2.0;
         LayerComm c;
         if (par.sequenceParallel) {
-            c.tp = collective(hierarchicalAllGather, actBytes, pl.tp, eff, 2.0, tpBytes,
-                              n * microBatches * passes, traffic) +
-                   collective(hierarchicalReduceScatter, actBytes, pl.tp, eff, 2.0, tpBytes,
-                              n * microBatches * passes, traffic);
+            c.tpGather = collective(hierarchicalAllGather, actBytes, pl.tp, eff, perPass, tpBytes,
+                                    n * microBatches * passes, traffic);
+            c.tpReduce = collective(hierarchicalReduceScatter, actBytes, pl.tp, eff, perPass,
+                                    tpBytes, n * microBatches * passes, traffic);
         } else {
-            c.tp = collective(hierarchicalAllReduce, actBytes, pl.tp, eff, 2.0, tpBytes,
-                              n * microBatches * passes, traffic);
+            c.tpReduce = collective(hierarchicalAllReduce, actBytes, pl.tp, eff, perPass, tpBytes,
+                                    n * microBatches * passes, traffic);
         }
         // Context parallel: ring exchange of the K/V shards, cp-1 steps, the volume of an
         // all-gather of K and V (Liu et al. 2023, Ring Attention, section 3); backward moves
@@ -99,9 +106,20 @@ ChunkParts chunkCost(const Workload& w, const Parallelism& par, const PlacementA
                               n * microBatches * passes, traffic);
         }
         const double expertWindow = lc.forwardS - lc.attentionCoreS;
+        // TP overlap (overlap.tpComm: Megatron --tp-comm-overlap, Transformer Engine's
+        // userbuffers; MegaScale section 3.2): each collective is cut into chunks pipelined
+        // with the GEMM it feeds or follows, so it hides under that GEMM's time and no more:
+        // all-gathers under QKV and fc1, reduce-scatters and all-reduces under the projection
+        // and fc2.
+        auto exposeTp = [&](double times, bool overlap, double gemmScale, ChunkParts& into) {
+            expose(c.tpGather * times, overlap, gemmScale * lc.columnGemmS,
+                   eff.commInterference, into.tp, into.interference);
+            expose(c.tpReduce * times, overlap, gemmScale * lc.rowGemmS, eff.commInterference,
+                   into.tp, into.interference);
+        };
         ChunkParts one;
         // Forward pass.
-        expose(c.tp, ov.tpComm, lc.forwardS, eff.commInterference, one.tp, one.interference);
+        exposeTp(1.0, ov.tpComm, 1.0, one);
         expose(c.cp, ov.cpComm, lc.attentionCoreS, eff.commInterference, one.cp, one.interference);
         expose(c.ep, ov.epComm, expertWindow, eff.commInterference, one.ep, one.interference);
         const ChunkParts fwd = one;
@@ -109,11 +127,22 @@ ChunkParts chunkCost(const Workload& w, const Parallelism& par, const PlacementA
         // with SP, the re-gather of their inputs) run asynchronously under the weight-gradient
         // GEMMs (Megatron-LM --async-tensor-model-parallel-allreduce, default since 2021;
         // Korthikanti et al. 2022 section 4.2.2), so backward TP communication hides under
-        // half of the backward compute whatever overlap.tpComm says. A recomputed forward
+        // half of the backward compute without overlap.tpComm; with it every backward
+        // collective pipelines with its data- or weight-gradient GEMM (twice the forward
+        // GEMMs; never less hidden than the asynchronous default). A recomputed forward
         // exposes its collectives like the first forward.
-        expose(c.tp, true, 0.5 * lc.backwardS, eff.commInterference, one.tp, one.interference);
-        expose(c.tp * (passes - 2.0), ov.tpComm, lc.recomputeS, eff.commInterference, one.tp,
-               one.interference);
+        ChunkParts backwardTp;
+        expose(c.tp(), true, 0.5 * lc.backwardS, eff.commInterference, backwardTp.tp,
+               backwardTp.interference);
+        if (ov.tpComm) {
+            ChunkParts pipelined;
+            exposeTp(1.0, true, 2.0, pipelined);
+            if (pipelined.tp < backwardTp.tp)
+                backwardTp = pipelined;
+        }
+        one.tp += backwardTp.tp;
+        one.interference += backwardTp.interference;
+        exposeTp(passes - 2.0, ov.tpComm, 1.0, one);
         expose(c.cp * passes, ov.cpComm, 3.0 * lc.attentionCoreS, eff.commInterference, one.cp,
                one.interference);
         expose(c.ep * (passes - 1.0), ov.epComm, 2.0 * expertWindow, eff.commInterference, one.ep,

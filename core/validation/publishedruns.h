@@ -32,7 +32,8 @@ struct PublishedRun
     std::optional<int> virtualStages;
     std::optional<bool> sequenceParallel;
     Recompute recompute = Recompute::None; // null = none
-    // Optional, read and checked; the model does not use them yet.
+    // Optional: the training stack and its optimizations beyond the stack's defaults
+    // (runvalidation.cpp maps both onto the scenario's switches).
     std::optional<std::string> software;
     std::vector<std::string> optimizations;
     // System.
