@@ -115,6 +115,11 @@ private slots:
     void moreMicroBatchesNeverRaiseBubble();
     void extraInFlightAtDci_data();
     void extraInFlightAtDci();
+    void sharedResourceSerialises();
+    void oppositeDirectionsDoNotInterfere();
+    void resourceFreeSpecUnchanged_data();
+    void resourceFreeSpecUnchanged();
+    void resourceBusyAfter();
     void noDeadlockAndDependenciesHold();
     void timelineCounts_data();
     void timelineCounts();
@@ -495,6 +500,186 @@ void TestPipelineSimulator::extraInFlightAtDci()
     QVERIFY(freeAware.makespanS <= freePlain.makespanS * (1.0 + relTol));
 }
 
+// ------------------------------------------------------------------ shared links (issue 9)
+
+namespace {
+
+// p ranks of (nearly) free compute: the shared link is the bottleneck.
+PipelineSpec linkBound(ScheduleKind kind, int p, int m, double send)
+{
+    PipelineSpec s = uniform(kind, p, 1, m, 1e-6, 2e-6, send);
+    s.resources.push_back({LinkClass::Dci, 0, true, 50.0});
+    s.resources.push_back({LinkClass::Dci, 0, false, 50.0});
+    return s;
+}
+
+// The busy intervals of every resource are disjoint, sum to busyS, and end by the makespan.
+bool capacityConserved(const PipelineResult& r)
+{
+    for (const PipelineResourceUsage& u : r.resources) {
+        double sum = 0.0;
+        double last = 0.0;
+        for (const auto& [start, end] : u.busyIntervals) {
+            if (start + 1e-12 < last || end < start)
+                return false;
+            sum += end - start;
+            last = end;
+        }
+        if (!fuzzyEqual(sum, u.busyS) || last > r.makespanS * (1.0 + relTol))
+            return false;
+    }
+    return true;
+}
+
+} // namespace
+
+// Two boundaries that load one link in the same direction need twice its time: each of the m
+// forward transfers holds the link for t, so m t for one boundary and 2 m t for two (plus the
+// pipeline's fill, a few t), where unshared transfers would all overlap (about 3t in all).
+void TestPipelineSimulator::sharedResourceSerialises()
+{
+    const int p = 3;
+    const int m = 32;
+    const double t = 1.0;
+    {
+        const ScheduleKind kind = ScheduleKind::GPipe; // all forwards first: no round trips
+        const PipelineResult free = run(linkBound(kind, p, m, t));
+        PipelineSpec one = linkBound(kind, p, m, t);
+        one.loads.push_back({0, false, 0, t});
+        PipelineSpec two = one;
+        two.loads.push_back({1, false, 0, t});
+        const PipelineResult r1 = run(one);
+        const PipelineResult r2 = run(two);
+        QVERIFY(free.ok && r1.ok && r2.ok);
+        QVERIFY(capacityConserved(r1) && capacityConserved(r2));
+        QVERIFY(free.makespanS < 2 * p * t + 1e-3);
+        COMPARE_REL(r1.resources[0].busyS, m * t);
+        COMPARE_REL(r2.resources[0].busyS, 2 * m * t);
+        QCOMPARE(r1.resources[1].busyS, 0.0);
+        QVERIFY(r1.makespanS >= m * t && r1.makespanS <= (m + 2 * p) * t);
+        QVERIFY(r2.makespanS >= 2 * m * t && r2.makespanS <= (2 * m + 2 * p) * t);
+        // The timeline's Send blocks over the link show the queue: they never overlap.
+        PipelineSpec shown = two;
+        shown.recordTimeline = true;
+        const PipelineResult rt = run(shown);
+        std::vector<std::pair<double, double>> sends;
+        for (const TimelineBlock& b : rt.timeline)
+            if (b.kind == BlockKind::Send && b.stage < 2 && b.endS - b.startS > 0.0 &&
+                (b.stage == 0 || b.stage == 1) && b.startS < rt.makespanS)
+                if (std::abs(b.endS - b.startS - t) < 1e-9)
+                    sends.push_back({b.startS, b.endS});
+        std::sort(sends.begin(), sends.end());
+        QVERIFY(sends.size() >= static_cast<std::size_t>(2 * m));
+        int overlaps = 0;
+        for (std::size_t i = 1; i < sends.size(); ++i)
+            overlaps += sends[i].first + 1e-9 < sends[i - 1].second ? 1 : 0;
+        // Backward sends (unshared, also t long) may overlap the forward queue; the forward
+        // ones alone are 2m back-to-back transfers.
+        QVERIFY(overlaps <= m + p);
+        COMPARE_REL(rt.makespanS, r2.makespanS);
+    }
+}
+
+// Activations go one way and gradients the other: on the two directions of a link they do
+// not queue behind each other; forced onto one direction they do.
+void TestPipelineSimulator::oppositeDirectionsDoNotInterfere()
+{
+    const int p = 2;
+    const int m = 32;
+    const double t = 1.0;
+    PipelineSpec split = linkBound(ScheduleKind::OneFOneB, p, m, t);
+    split.loads = {{0, false, 0, t}, {0, true, 1, t}};
+    PipelineSpec same = split;
+    same.loads[1].resource = 0;
+    const PipelineResult rs = run(split);
+    const PipelineResult r1 = run(same);
+    QVERIFY(rs.ok && r1.ok);
+    QVERIFY(capacityConserved(rs) && capacityConserved(r1));
+    COMPARE_REL(rs.resources[0].busyS, m * t);
+    COMPARE_REL(rs.resources[1].busyS, m * t);
+    COMPARE_REL(r1.resources[0].busyS, 2 * m * t);
+    // 1F1B with p = 2 keeps two micro-batches in flight: a forward and a backward transfer
+    // overlap in steady state, so each direction is busy almost all the time.
+    QVERIFY(rs.makespanS <= (m + 4) * t);
+    QVERIFY(r1.makespanS >= 2 * m * t);
+}
+
+void TestPipelineSimulator::resourceFreeSpecUnchanged_data()
+{
+    QTest::addColumn<ScheduleKind>("kind");
+    QTest::addColumn<int>("p");
+    QTest::addColumn<int>("v");
+    QTest::addColumn<int>("m");
+    for (ScheduleKind kind : allKinds)
+        for (int p : {2, 4, 8})
+            for (int m : {4, 8, 16})
+                for (int v : {1, 2}) {
+                    if (v > 1 && (kind != ScheduleKind::Interleaved1F1B || m % p != 0))
+                        continue;
+                    QTest::addRow("%s p=%d v=%d m=%d", name(kind), p, v, m) << kind << p << v << m;
+                }
+}
+
+// Loads that take no time, or a resource no transfer loads, change nothing: same makespan,
+// busy times, peaks and timeline (in another order) as the spec without resources.
+void TestPipelineSimulator::resourceFreeSpecUnchanged()
+{
+    QFETCH(ScheduleKind, kind);
+    QFETCH(int, p);
+    QFETCH(int, v);
+    QFETCH(int, m);
+    PipelineSpec plain = uniform(kind, p, v, m, 1.0, 2.0, 0.3);
+    for (std::size_t c = 0; c < plain.sendS.size(); ++c)
+        plain.sendS[c] = 0.1 + 0.2 * static_cast<double>(c % 3);
+    plain.recordTimeline = true;
+    PipelineSpec idle = plain;
+    idle.resources.push_back({LinkClass::Dci, 3, true, 50.0});
+    PipelineSpec zero = idle;
+    for (int c = 0; c + 1 < p * v; ++c)
+        for (bool backward : {false, true})
+            zero.loads.push_back({c, backward, 0, 0.0});
+    const PipelineResult a = run(plain);
+    for (const PipelineSpec& spec : {idle, zero}) {
+        const PipelineResult b = run(spec);
+        QVERIFY(a.ok && b.ok);
+        QCOMPARE(b.makespanS, a.makespanS);
+        QCOMPARE(b.periodS, a.periodS);
+        QCOMPARE(b.busyS, a.busyS);
+        QCOMPARE(b.finishS, a.finishS);
+        QCOMPARE(b.peakInFlight, a.peakInFlight);
+        QCOMPARE(b.gradReadyEndS, a.gradReadyEndS);
+        QCOMPARE(b.resources.size(), std::size_t(1));
+        QCOMPARE(b.resources[0].busyS, 0.0);
+        auto ta = a.timeline;
+        auto tb = b.timeline;
+        const auto order = [](const TimelineBlock& x, const TimelineBlock& y) {
+            return std::tie(x.stage, x.kind, x.chunk, x.microBatch, x.startS) <
+                   std::tie(y.stage, y.kind, y.chunk, y.microBatch, y.startS);
+        };
+        std::sort(ta.begin(), ta.end(), order);
+        std::sort(tb.begin(), tb.end(), order);
+        QVERIFY(ta == tb);
+    }
+    QVERIFY(a.resources.empty());
+}
+
+// resourceBusyAfterS clips the busy intervals at t and at the makespan.
+void TestPipelineSimulator::resourceBusyAfter()
+{
+    const int m = 8;
+    PipelineSpec s = linkBound(ScheduleKind::GPipe, 2, m, 1.0);
+    s.loads.push_back({0, false, 0, 1.0});
+    const PipelineResult r = run(s);
+    QVERIFY(r.ok);
+    COMPARE_REL(r.resourceBusyAfterS(0, 0.0), r.resources[0].busyS);
+    COMPARE_REL(r.resourceBusyAfterS(0, -5.0), m * 1.0);
+    QVERIFY(std::abs(r.resourceBusyAfterS(0, 3.5) - (m - 3.5)) < 1e-4); // back to back from ~0
+    QCOMPARE(r.resourceBusyAfterS(0, r.makespanS), 0.0);
+    QCOMPARE(r.resourceBusyAfterS(1, 0.0), 0.0);
+    QCOMPARE(r.resourceBusyAfterS(7, 0.0), 0.0);
+    QCOMPARE(r.resources[0].busyIntervals.size(), std::size_t(1)); // merged, back to back
+}
+
 // ------------------------------------------------------------------ robustness and timeline
 
 // Every schedule over a grid of p, v, m, extra in-flight and DCI placements, with uneven
@@ -529,6 +714,11 @@ void TestPipelineSimulator::noDeadlockAndDependenciesHold()
                             if (dci >= 0) {
                                 s.sendS[dci] = 3.0;
                                 s.sendCrossesDci[dci] = true;
+                                // Half the cases share the DCI link (each direction).
+                                if (extra != 1) {
+                                    s.resources = {{}, {LinkClass::Dci, 0, false, 1.0}};
+                                    s.loads = {{dci, false, 0, 2.5}, {dci, true, 1, 2.5}};
+                                }
                             }
                             s.extraInFlightAtDci = extra;
                             const PipelineResult r = simulatePipeline(s);
@@ -572,6 +762,7 @@ void TestPipelineSimulator::noDeadlockAndDependenciesHold()
                                 if (k == static_cast<int>(BlockKind::WeightGrad))
                                     QVERIFY(start >= endOf(bwd, c, j));
                             }
+                            QVERIFY(capacityConserved(r));
                             for (auto& spans : byRank) {
                                 std::sort(spans.begin(), spans.end());
                                 for (std::size_t i = 1; i < spans.size(); ++i)
@@ -686,6 +877,16 @@ void TestPipelineSimulator::invalidSpecs_data()
     s = ok;
     s.microBatches = 1 << 30;
     QTest::addRow("absurdly large") << s;
+    s = ok;
+    s.resources.push_back({});
+    s.loads.push_back({3, false, 0, 1.0});
+    QTest::addRow("load past the last boundary") << s;
+    s.loads = {{0, true, 1, 1.0}};
+    QTest::addRow("load of an unknown resource") << s;
+    s.loads = {{0, true, 0, -1.0}};
+    QTest::addRow("negative service") << s;
+    s.loads = {{0, true, 0, std::numeric_limits<double>::infinity()}};
+    QTest::addRow("infinite service") << s;
 }
 
 void TestPipelineSimulator::invalidSpecs()

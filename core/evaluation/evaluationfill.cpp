@@ -36,6 +36,10 @@ void fillMemory(const Scenario& s, const Parallelism& par, ScheduleKind kind,
     for (std::size_t r = 0; r < pl.stageBoundaries.size(); ++r)
         if (pl.stageBoundaries[r].linkClass == LinkClass::Dci)
             lastDciSender = static_cast<int>(r);
+    // Interleaved: every rank runs them once any boundary, the wrap included, crosses a DCI
+    // (dciExtraMicroBatches in pipeline/pipelineschedules.cpp: fewer would deadlock).
+    if (v > 1 && (lastDciSender >= 0 || pl.wrapBoundary.linkClass == LinkClass::Dci))
+        lastDciSender = p - 1;
     double worstUse = -1.0;
     ev.fitsInMemory = true;
     for (int r = 0; r < p; ++r) {
@@ -54,7 +58,7 @@ void fillMemory(const Scenario& s, const Parallelism& par, ScheduleKind kind,
             in.inFlight = std::min<double>(m, in.inFlight + s.schedule.extraInFlightAtDci);
         in.denseShardGroup = dp * par.cp;
         in.expertShardGroup = std::max(1.0, dp * par.cp / par.ep);
-        in.fusedAttention = fusedAttention(*accel[static_cast<std::size_t>(r)]);
+        in.fusedAttention = fusedAttention(*accel[static_cast<std::size_t>(r)], par.kernels);
         const MemoryBreakdown mem = stageMemory(s.workload, par, in);
         const double hbm = accel[static_cast<std::size_t>(r)]->hbmGib;
         const double use = mem.totalGib() / std::max(hbm, 1e-9);

@@ -65,13 +65,19 @@ bool pipelinePass(EvaluationContext& ctx)
     // transfers' share (the same attribution as a with/without comparison in a simulator).
     const auto periodWithout = [&](auto&& keep) {
         const std::vector<double> sends = spec.sendS;
+        const std::vector<PipelineLoad> loads = spec.loads;
         const bool timeline = spec.recordTimeline;
         spec.recordTimeline = false;
         for (std::size_t i = 0; i < spec.sendS.size(); ++i)
             if (!keep(i))
                 spec.sendS[i] = 0.0;
+        // A removed transfer no longer loads the shared links either.
+        std::erase_if(spec.loads, [&](const PipelineLoad& l) {
+            return !keep(static_cast<std::size_t>(l.boundary));
+        });
         const PipelineResult r = simulatePipeline(spec);
         spec.sendS = sends;
+        spec.loads = loads;
         spec.recordTimeline = timeline;
         return r.ok ? periodOf(r, ctx.kind) : ctx.pipeS;
     };

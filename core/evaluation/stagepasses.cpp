@@ -2,7 +2,11 @@
 #include "evaluation/passes.h"
 
 #include "compute/modelflops.h"
+#include "model/dcilink.h"
 #include "network/collectives.h"
+
+#include <algorithm>
+#include <optional>
 
 namespace archipelago::core {
 
@@ -55,6 +59,59 @@ std::vector<ChunkSpec> layoutChunks(const Scenario& s, int v)
     chunks.front().first = true;
     chunks.back().last = true;
     return chunks;
+}
+
+// Links conserve capacity (issue 9). Boundary `boundary` joins rank `from` to rank `to`: every
+// shard whose two stages sit in different datacenters pushes its replicas' activations along
+// its route one way and their gradients back the other way. Each (DCI link, direction) is a
+// resource of the pipeline spec, loaded by the boundary's transfer of one micro-batch for the
+// bytes all those replicas push at once / the link's capacity per direction (`queue`, for
+// asynchronous transfers), and the bytes go to the traffic per link direction.
+void addDciLoads(EvaluationContext& ctx, const std::vector<PlacementShard>& shards, int boundary,
+                 int from, int to, double bytesPerReplica, bool queue)
+{
+    PipelineSpec& spec = ctx.spec;
+    std::vector<DirectedLinkBytes>& traffic = ctx.traffic.groups.pipelineDci;
+    for (const PlacementShard& shard : shards) {
+        const auto& sd = shard.stageDatacenters;
+        if (shard.dpReplicas <= 0 || shard.split() || std::max(from, to) >= std::ssize(sd))
+            continue;
+        const double bytes = bytesPerReplica * static_cast<double>(shard.dpReplicas);
+        for (const bool backward : {false, true}) {
+            const Id src = sd[static_cast<std::size_t>(backward ? to : from)];
+            const Id dst = sd[static_cast<std::size_t>(backward ? from : to)];
+            if (src == dst)
+                continue;
+            std::optional<DciRoute> scratch;
+            const DciRoute* route = ctx.topology.route(src, dst, scratch);
+            for (std::size_t j = 0; route && j < route->links.size(); ++j) {
+                const DciLink* link = findLink(ctx.s.topology, route->links[j]);
+                if (!link)
+                    continue;
+                const bool fromA = link->a == route->datacenters[j];
+                auto t = std::find_if(traffic.begin(), traffic.end(), [&](const auto& d) {
+                    return d.dciLinkId == link->id && d.fromA == fromA;
+                });
+                if (t == traffic.end())
+                    t = traffic.insert(traffic.end(), {link->id, fromA, 0.0});
+                t->bytes += bytes * ctx.m;
+                const double capacityGBps = dciCapacityGBps(*link);
+                if (!queue || capacityGBps <= 0.0)
+                    continue;
+                const PipelineResource key{LinkClass::Dci, link->id, fromA, capacityGBps};
+                auto res = std::find(spec.resources.begin(), spec.resources.end(), key);
+                if (res == spec.resources.end())
+                    res = spec.resources.insert(spec.resources.end(), key);
+                const auto index = static_cast<int>(res - spec.resources.begin());
+                auto load = std::find_if(spec.loads.begin(), spec.loads.end(), [&](const auto& l) {
+                    return l.boundary == boundary && l.backward == backward && l.resource == index;
+                });
+                if (load == spec.loads.end())
+                    load = spec.loads.insert(spec.loads.end(), {boundary, backward, index, 0.0});
+                load->serviceS += bytes / (capacityGBps * 1e9);
+            }
+        }
+    }
 }
 
 double levelTransferS(const LevelLink& level, double bytes, const EfficiencyParams& eff,
@@ -111,6 +168,8 @@ void stageCostPass(EvaluationContext& ctx)
     }
     if (p > 1)
         ctx.traffic.groups.stageBoundary.resize(static_cast<std::size_t>(p - 1), 0.0);
+    const std::vector<PlacementShard> shards =
+        s.topology.links.empty() ? std::vector<PlacementShard>{} : effectiveShards(s);
     for (int c = 0; c + 1 < nChunks; ++c) {
         const int r = c % p;
         const LevelLink& link = (r < p - 1 && r < static_cast<int>(pl.stageBoundaries.size()))
@@ -144,6 +203,9 @@ void stageCostPass(EvaluationContext& ctx)
         }
         if (dci && c < p - 1)
             ctx.dciBoundaries.push_back({r, link.latencyS, transfer});
+        if (p > 1 && !shards.empty())
+            addDciLoads(ctx, shards, c, r, (r + 1) % p, sendBytes * par.tp * par.cp,
+                        par.overlap.ppComm);
     }
     for (int c = 0; c < nChunks; ++c) {
         spec.forwardS[static_cast<std::size_t>(c)] =

@@ -53,8 +53,13 @@ json trafficJson(const std::vector<LinkTraffic>& traffic)
                {kBytesPerIteration, t.bytesPerIteration},
                {kBusyS, t.busyS},
                {kUtilisation, t.utilisation}};
-        if (t.dciLinkId >= 0)
+        if (t.dciLinkId >= 0) {
             j[kDciLink] = t.dciLinkId;
+            j[kBytesAToB] = t.bytesAToB;
+            j[kBytesBToA] = t.bytesBToA;
+            j[kBusyAToBS] = t.busyAToBS;
+            j[kBusyBToAS] = t.busyBToAS;
+        }
         out.push_back(std::move(j));
     }
     return out;

@@ -73,6 +73,10 @@ inline constexpr const char* kLinkClass = "link_class";
 inline constexpr const char* kBytesPerIteration = "bytes_per_iteration";
 inline constexpr const char* kBusyS = "busy_s";
 inline constexpr const char* kUtilisation = "utilisation";
+inline constexpr const char* kBytesAToB = "bytes_a_to_b"; // DCI links: per direction
+inline constexpr const char* kBytesBToA = "bytes_b_to_a";
+inline constexpr const char* kBusyAToBS = "busy_a_to_b_s";
+inline constexpr const char* kBusyBToAS = "busy_b_to_a_s";
 inline constexpr const char* kDciLink = "dci_link";
 } // namespace evalkeys
 

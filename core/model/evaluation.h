@@ -65,6 +65,12 @@ struct LinkTraffic
     double bytesPerIteration = 0.0; // summed over all links of the class
     double busyS = 0.0;             // time the busiest link of the class carries traffic
     double utilisation = 0.0;       // busyS / iteration time
+    // DCI links only: bytes and busy time (bytes / capacity) per direction, from the link's
+    // end a to b and back; busyS is the busier direction's (issue 9).
+    double bytesAToB = 0.0;
+    double bytesBToA = 0.0;
+    double busyAToBS = 0.0;
+    double busyBToAS = 0.0;
 
     bool operator==(const LinkTraffic&) const = default;
 };

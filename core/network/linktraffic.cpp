@@ -1,5 +1,7 @@
 #include "network/linktraffic.h"
 
+#include "model/dcilink.h"
+
 #include <algorithm>
 #include <map>
 
@@ -30,17 +32,38 @@ struct Accumulator
 {
     std::map<int, LinkTraffic> classes; // by LinkClass
     std::map<Id, LinkTraffic> dci;      // by link id
+    bool exactPipelineDci = false;      // stage boundaries' DCI bytes come per direction
 
-    void add(const LevelLink& l, double bytesPerGpu, double gpus)
+    void add(const LevelLink& l, double bytesPerGpu, double gpus, bool boundary = false)
     {
         if (bytesPerGpu <= 0.0)
             return;
-        LinkTraffic& t = l.linkClass == LinkClass::Dci && l.dciLinkId >= 0
-                             ? dci[l.dciLinkId]
-                             : classes[static_cast<int>(l.linkClass)];
+        if (l.linkClass == LinkClass::Dci && l.dciLinkId >= 0) {
+            if (boundary && exactPipelineDci)
+                return;
+            LinkTraffic& t = dciLink(l.dciLinkId);
+            const double total = bytesPerGpu * gpus;
+            if (boundary || l.participants <= 2) {
+                // A boundary's forward + backward, or a ring over two sites (A->B and B->A on
+                // the same link), move as much each way.
+                t.bytesPerIteration += total;
+                t.bytesAToB += total / 2.0;
+                t.bytesBToA += total / 2.0;
+            } else {
+                // A ring over k sites has k edges, each carrying total / k one way (the
+                // placement's DCI level shares each edge's link among that edge's flows,
+                // placementlayout.cpp addRingLoads); the bottleneck link carries one of them,
+                // counted a -> b.
+                const double edge = total / l.participants;
+                t.bytesPerIteration += edge;
+                t.bytesAToB += edge;
+            }
+            if (l.bandwidthGBps > 0.0) // without a capacity: the per-GPU share's time
+                t.busyS += bytesPerGpu / (l.bandwidthGBps * 1e9);
+            return;
+        }
+        LinkTraffic& t = classes[static_cast<int>(l.linkClass)];
         t.linkClass = l.linkClass;
-        if (l.linkClass == LinkClass::Dci)
-            t.dciLinkId = l.dciLinkId;
         t.bytesPerIteration += bytesPerGpu * gpus;
         if (l.bandwidthGBps > 0.0)
             t.busyS += bytesPerGpu / (l.bandwidthGBps * 1e9);
@@ -50,6 +73,13 @@ struct Accumulator
         const auto shares = levelShares(path, allToAll);
         for (std::size_t i = 0; i < shares.size(); ++i)
             add(path.levels[i], bytesPerGpu * shares[i], gpus);
+    }
+    LinkTraffic& dciLink(Id id)
+    {
+        LinkTraffic& t = dci[id];
+        t.linkClass = LinkClass::Dci;
+        t.dciLinkId = id;
+        return t;
     }
 };
 
@@ -63,6 +93,12 @@ std::vector<LinkTraffic> linkTraffic(const Scenario& scenario, const PlacementAn
     const double stageGpus = static_cast<double>(par.tp) * par.cp * dp; // GPUs of one stage
     const double gpus = stageGpus * std::max(1, par.pp);
     Accumulator acc;
+    acc.exactPipelineDci = !bytesPerGpu.pipelineDci.empty();
+    for (const DirectedLinkBytes& d : bytesPerGpu.pipelineDci) {
+        LinkTraffic& t = acc.dciLink(d.dciLinkId);
+        t.bytesPerIteration += d.bytes;
+        (d.fromA ? t.bytesAToB : t.bytesBToA) += d.bytes;
+    }
     acc.addPath(placement.tp, bytesPerGpu.tp, gpus, false);
     acc.addPath(placement.cp, bytesPerGpu.cp, gpus, false);
     acc.addPath(placement.ep, bytesPerGpu.ep, gpus, true);
@@ -71,14 +107,24 @@ std::vector<LinkTraffic> linkTraffic(const Scenario& scenario, const PlacementAn
     const std::size_t n =
         std::min(placement.stageBoundaries.size(), bytesPerGpu.stageBoundary.size());
     for (std::size_t i = 0; i < n; ++i)
-        acc.add(placement.stageBoundaries[i], bytesPerGpu.stageBoundary[i], stageGpus);
-    acc.add(placement.wrapBoundary, bytesPerGpu.wrapBoundary, stageGpus);
+        acc.add(placement.stageBoundaries[i], bytesPerGpu.stageBoundary[i], stageGpus, true);
+    acc.add(placement.wrapBoundary, bytesPerGpu.wrapBoundary, stageGpus, true);
 
     std::vector<LinkTraffic> out;
     for (auto& [cls, t] : acc.classes)
         out.push_back(t);
-    for (auto& [id, t] : acc.dci)
+    for (auto& [id, t] : acc.dci) {
+        // A DCI link's two directions each carry its capacity (issue 9): busy = bytes /
+        // capacity per direction, the busier one counts.
+        const DciLink* link = findLink(scenario.topology, id);
+        const double capacity = link ? dciCapacityGBps(*link) * 1e9 : 0.0;
+        if (capacity > 0.0) {
+            t.busyAToBS = t.bytesAToB / capacity;
+            t.busyBToAS = t.bytesBToA / capacity;
+            t.busyS = std::max(t.busyAToBS, t.busyBToAS);
+        }
         out.push_back(t);
+    }
     for (LinkTraffic& t : out)
         t.utilisation = iterationTimeS > 0.0 ? std::min(1.0, t.busyS / iterationTimeS) : 0.0;
     return out;

@@ -14,6 +14,14 @@ namespace archipelago::core {
 // Bytes ONE GPU sends per iteration in each group's collectives, summed over the whole
 // hierarchical collective (all levels), e.g. for a ring all-reduce of S bytes over n GPUs,
 // 2(n-1)/n * S per call times calls per iteration. linkTraffic() splits it over the levels.
+// Bytes one direction of a DCI link carries (from its end `a` to `b`, or back).
+struct DirectedLinkBytes
+{
+    Id dciLinkId = -1;
+    bool fromA = true;
+    double bytes = 0.0;
+};
+
 struct GroupBytes
 {
     double tp = 0.0;
@@ -23,13 +31,20 @@ struct GroupBytes
     double expertDp = 0.0;
     std::vector<double> stageBoundary; // per boundary i -> i+1, forward + backward (size pp-1)
     double wrapBoundary = 0.0;         // interleaved schedules only
+    // Pipeline transfers per DCI link direction, summed over all GPUs, per iteration, from each
+    // shard's route (the stage pass fills it). When not empty it replaces the stage
+    // boundaries' DCI levels (which assume every replica crosses, split evenly each way).
+    std::vector<DirectedLinkBytes> pipelineDci;
 };
 
 // One LinkTraffic per link class that carries traffic (ScaleUp, Leaf, Spine, Core) and one per
 // DCI link (dciLinkId >= 0), in that order. bytesPerIteration sums over all GPUs; busyS is the
 // time the busiest link of the class is busy (per-GPU bytes at a level / the level's per-GPU
 // bandwidth, which already includes sharing); utilisation = busyS / iterationTimeS, at most 1.
-// Per-DCI-link figures are charged to each level's bottleneck link (exact for two sites).
+// Per-DCI-link figures are charged to each level's bottleneck link (exact for two sites); a
+// DCI link also gets its bytes and busy time per direction (bytes / capacity per direction,
+// busyS the busier one), with the pipeline's transfers taken per direction from
+// GroupBytes::pipelineDci and the collectives split evenly each way.
 //
 //   std::vector<LinkTraffic> linkTraffic(const Scenario&, const PlacementAnalysis&,
 //                                        const GroupBytes& bytesPerGpu, double iterationTimeS);

@@ -185,6 +185,14 @@ int dciExtraMicroBatches(const PipelineSpec& spec, int rank)
     return rank <= lastDciRank ? spec.extraInFlightAtDci : 0;
 }
 
+std::vector<int> chunkRanks(ScheduleKind, int p, int v)
+{
+    std::vector<int> ranks(static_cast<std::size_t>(p) * static_cast<std::size_t>(v));
+    for (std::size_t c = 0; c < ranks.size(); ++c)
+        ranks[c] = static_cast<int>(c % static_cast<std::size_t>(p));
+    return ranks;
+}
+
 RankOrders buildRankOrders(const PipelineSpec& spec)
 {
     const int p = spec.stages;
@@ -202,6 +210,11 @@ RankOrders buildRankOrders(const PipelineSpec& spec)
         kBuilders[static_cast<std::size_t>(spec.schedule)](out, orders.ops, p, v, m, r, extra);
     }
     orders.begin.push_back(static_cast<int>(orders.ops.size()));
+    orders.chunkRank = chunkRanks(spec.schedule, p, v);
+    orders.chunkLocal.assign(orders.chunkRank.size(), 0);
+    std::vector<int> held(static_cast<std::size_t>(p), 0);
+    for (std::size_t c = 0; c < orders.chunkRank.size(); ++c)
+        orders.chunkLocal[c] = held[static_cast<std::size_t>(orders.chunkRank[c])]++;
     return orders;
 }
 

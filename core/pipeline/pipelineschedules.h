@@ -26,8 +26,14 @@ struct PipelineOp
 struct RankOrders
 {
     std::vector<PipelineOp> ops;
-    std::vector<int> begin; // size p + 1
+    std::vector<int> begin;      // size p + 1
+    std::vector<int> chunkRank;  // per chunk (size p*v): the rank that holds it
+    std::vector<int> chunkLocal; // per chunk: its index among its rank's chunks (the timeline's)
 };
+
+// The rank that holds each model chunk (size p*v): chunk c on rank c % p (Megatron's
+// interleaving, chunks r, r + p, ... on rank r) for every schedule but DualPipe.
+std::vector<int> chunkRanks(ScheduleKind kind, int p, int v);
 
 // True for the schedules that split the backward into B (input gradient) and W (weight
 // gradient), Qi et al. 2023.

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <functional>
 #include <cstdint>
 #include <limits>
 #include <numeric>
@@ -54,6 +55,13 @@ std::string validate(const PipelineSpec& spec)
     for (std::size_t c = 0; c < spec.weightGradS.size(); ++c)
         if (spec.weightGradS[c] > spec.backwardS[c])
             return "a weight-gradient time exceeds its full backward time";
+    for (const PipelineLoad& l : spec.loads) {
+        if (l.boundary < 0 || static_cast<std::size_t>(l.boundary) + 1 >= n || l.resource < 0 ||
+            static_cast<std::size_t>(l.resource) >= spec.resources.size())
+            return "a shared-link load names no chunk boundary or no resource";
+        if (!std::isfinite(l.serviceS) || l.serviceS < 0.0)
+            return "times must be finite and non-negative";
+    }
     return {};
 }
 
@@ -70,8 +78,12 @@ PipelineResult failure(std::string error)
 }
 
 // Runs each rank's op list in order. An op starts when its rank is free and its inputs have
-// arrived; the result is the longest path through the DAG of rank-order and data edges, so
-// ranks can be advanced in any order: a worklist re-visits a rank when a neighbour progresses.
+// arrived; without shared resources the result is the longest path through the DAG of
+// rank-order and data edges, so ranks can be advanced in any order: a worklist re-visits a
+// rank when a neighbour progresses. A transfer that loads a shared resource waits in a heap by
+// ready time; once the worklist is empty no transfer can become ready before the heap's
+// earliest (every op still to run waits on a transfer in the heap), so serving that one
+// keeps each resource FIFO in ready-time order.
 class Simulator
 {
 public:
@@ -91,7 +103,8 @@ public:
         m_forwardDur = spec.forwardS;
         m_backwardDur = spec.backwardS;
         m_weightDur.assign(n, 0.0);
-        if (splitsWeightGrad(spec.schedule)) {
+        m_splitW = splitsWeightGrad(spec.schedule);
+        if (m_splitW) {
             for (std::size_t c = 0; c < n; ++c) {
                 // Qi et al. 2023 section 2: B + W = full backward; T_B = T_W when not given.
                 m_weightDur[c] =
@@ -105,6 +118,34 @@ public:
         m_freeAt.assign(ranks, 0.0);
         m_firstStart.assign(ranks, notDone);
         m_busy.assign(ranks, 0.0);
+        m_firstForward.assign(n, std::numeric_limits<double>::infinity());
+        m_gradStart.assign(n, 0.0);
+        m_gradEnd.assign(n, 0.0);
+        if (!spec.loads.empty()) {
+            // Loads grouped by (boundary, direction): slot 2c + backward, CSR offsets.
+            m_loadBegin.assign(2 * n + 1, 0);
+            for (const PipelineLoad& l : spec.loads)
+                ++m_loadBegin[slot(l.boundary, l.backward) + 1];
+            std::partial_sum(m_loadBegin.begin(), m_loadBegin.end(), m_loadBegin.begin());
+            m_loads.resize(spec.loads.size());
+            std::vector<int> fill(m_loadBegin.begin(), m_loadBegin.end() - 1);
+            for (const PipelineLoad& l : spec.loads)
+                m_loads[static_cast<std::size_t>(fill[slot(l.boundary, l.backward)]++)] = l;
+            m_resourceFree.assign(spec.resources.size(), 0.0);
+            m_activationAt.assign(cells, notDone);
+            m_gradientAt.assign(cells, notDone);
+        }
+        m_usage.resize(spec.resources.size());
+        for (std::size_t i = 0; i < spec.resources.size(); ++i) {
+            const PipelineResource& res = spec.resources[i];
+            m_usage[i].linkClass = res.linkClass;
+            m_usage[i].dciLinkId = res.dciLinkId;
+            m_usage[i].fromA = res.fromA;
+            m_usage[i].capacityGBps = res.capacityGBps;
+        }
+        // At most one busy interval per load and micro-batch: one allocation per resource.
+        for (PipelineResourceUsage& u : m_usage)
+            u.busyIntervals.reserve(spec.loads.size() * static_cast<std::size_t>(m_microBatches));
     }
 
     // False when some rank can never run its next op (a cycle in the schedule).
@@ -115,11 +156,19 @@ public:
         std::iota(work.begin(), work.end(), 0);
         m_queued.assign(static_cast<std::size_t>(m_stages), 1);
         m_work = &work;
-        while (!work.empty()) {
-            const int r = work.back();
-            work.pop_back();
-            m_queued[static_cast<std::size_t>(r)] = 0;
-            advance(r);
+        for (;;) {
+            while (!work.empty()) {
+                const int r = work.back();
+                work.pop_back();
+                m_queued[static_cast<std::size_t>(r)] = 0;
+                advance(r);
+            }
+            if (m_heap.empty())
+                break;
+            std::pop_heap(m_heap.begin(), m_heap.end(), std::greater<>{});
+            const Pending t = m_heap.back();
+            m_heap.pop_back();
+            serve(t);
         }
         for (int r = 0; r < m_stages; ++r)
             if (m_pos[static_cast<std::size_t>(r)] !=
@@ -131,9 +180,32 @@ public:
     const std::vector<double>& busy() const { return m_busy; }
     const std::vector<double>& freeAt() const { return m_freeAt; }
     const std::vector<double>& firstStart() const { return m_firstStart; }
+    std::vector<double>& firstForward() { return m_firstForward; }
+    std::vector<double>& gradStart() { return m_gradStart; }
+    std::vector<double>& gradEnd() { return m_gradEnd; }
+    std::vector<PipelineResourceUsage>& usage() { return m_usage; }
 
 private:
     static constexpr double notDone = -1.0;
+
+    // A transfer waiting for its resources, ordered by ready time, then by emission.
+    struct Pending
+    {
+        double readyS;
+        std::uint64_t seq;
+        int boundary;
+        int microBatch;
+        bool backward;
+        bool operator>(const Pending& o) const
+        {
+            return readyS != o.readyS ? readyS > o.readyS : seq > o.seq;
+        }
+    };
+
+    static std::size_t slot(int boundary, bool backward)
+    {
+        return 2 * static_cast<std::size_t>(boundary) + (backward ? 1 : 0);
+    }
 
     std::size_t cell(int chunk, int microBatch) const
     {
@@ -141,23 +213,38 @@ private:
                static_cast<std::size_t>(microBatch);
     }
 
+    int rankOf(int chunk) const { return m_orders.chunkRank[static_cast<std::size_t>(chunk)]; }
+
+    bool loaded(int boundary, bool backward) const
+    {
+        const std::size_t k = slot(boundary, backward);
+        return !m_loadBegin.empty() && m_loadBegin[k] != m_loadBegin[k + 1];
+    }
+
+    // When the data over `boundary` reach the consumer, or notDone: a loaded transfer's
+    // arrival as served, otherwise the producer's end plus sendS.
+    double arrival(int boundary, bool backward, int microBatch) const
+    {
+        const std::size_t i = cell(boundary, microBatch);
+        if (loaded(boundary, backward))
+            return (backward ? m_gradientAt : m_activationAt)[i];
+        const double t = backward ? m_backwardEnd[i + static_cast<std::size_t>(m_microBatches)]
+                                  : m_forwardEnd[i];
+        return t == notDone ? notDone : t + m_send[static_cast<std::size_t>(boundary)];
+    }
+
     // Time at which the inputs of `op` are available, or notDone.
     double readyTime(const PipelineOp& op) const
     {
-        const auto c = static_cast<std::size_t>(op.chunk);
         switch (op.kind) {
         case PipelineOpKind::Forward:
-            if (op.chunk == 0)
-                return 0.0;
-            if (const double t = m_forwardEnd[cell(op.chunk - 1, op.microBatch)]; t != notDone)
-                return t + m_send[c - 1];
-            return notDone;
+            return op.chunk == 0 ? 0.0 : arrival(op.chunk - 1, false, op.microBatch);
         case PipelineOpKind::Backward: {
             const double own = m_forwardEnd[cell(op.chunk, op.microBatch)];
             if (own == notDone || op.chunk == m_chunks - 1)
                 return own;
-            const double t = m_backwardEnd[cell(op.chunk + 1, op.microBatch)];
-            return t == notDone ? notDone : std::max(own, t + m_send[c]);
+            const double t = arrival(op.chunk, true, op.microBatch);
+            return t == notDone ? notDone : std::max(own, t);
         }
         case PipelineOpKind::WeightGrad:
             return m_backwardEnd[cell(op.chunk, op.microBatch)];
@@ -190,25 +277,71 @@ private:
 
     void record(int rank, const PipelineOp& op, double start, double end)
     {
-        const int vIndex = op.chunk / m_stages;
         static constexpr BlockKind kinds[] = {BlockKind::Forward, BlockKind::Backward,
                                               BlockKind::WeightGrad};
-        m_timeline->push_back(
-            {rank, vIndex, op.microBatch, kinds[static_cast<int>(op.kind)], start, end, false});
-        // The transfer this op starts: activations to chunk + 1, or gradients to chunk - 1.
-        int boundary = -1;
-        if (op.kind == PipelineOpKind::Forward && op.chunk + 1 < m_chunks)
-            boundary = op.chunk;
-        else if (op.kind == PipelineOpKind::Backward && op.chunk > 0)
-            boundary = op.chunk - 1;
-        if (boundary < 0)
+        m_timeline->push_back({rank, m_orders.chunkLocal[static_cast<std::size_t>(op.chunk)],
+                               op.microBatch, kinds[static_cast<int>(op.kind)], start, end,
+                               false});
+    }
+
+    // Transfer over `boundary` (activations of chunk boundary to boundary + 1, or gradients of
+    // boundary + 1 to boundary) between begin and its arrival: the consumer may run.
+    void recordSend(int boundary, bool backward, int microBatch, double beginS, double arriveS)
+    {
+        if (arriveS <= beginS)
             return;
-        const double t = m_send[static_cast<std::size_t>(boundary)];
-        if (t <= 0.0)
-            return;
+        const int from = backward ? boundary + 1 : boundary;
         const auto b = static_cast<std::size_t>(boundary);
         const bool dci = b < m_spec.sendCrossesDci.size() && m_spec.sendCrossesDci[b];
-        m_timeline->push_back({rank, vIndex, op.microBatch, BlockKind::Send, end, end + t, dci});
+        m_timeline->push_back({rankOf(from), m_orders.chunkLocal[static_cast<std::size_t>(from)],
+                               microBatch, BlockKind::Send, beginS, arriveS, dci});
+    }
+
+    // The transfer an op starts when it ends at `readyS`: unloaded, its consumer may look at
+    // it now (arrival() adds sendS); loaded, it waits for its resources in the heap.
+    void emit(int boundary, bool backward, int microBatch, double readyS, int self)
+    {
+        if (!loaded(boundary, backward)) {
+            wake(rankOf(backward ? boundary : boundary + 1), self);
+            if (m_timeline)
+                recordSend(boundary, backward, microBatch, readyS,
+                           readyS + m_send[static_cast<std::size_t>(boundary)]);
+            return;
+        }
+        m_heap.push_back({readyS, m_seq++, boundary, microBatch, backward});
+        std::push_heap(m_heap.begin(), m_heap.end(), std::greater<>{});
+    }
+
+    // FIFO on every resource the transfer loads (the heap hands them out in ready order).
+    void serve(const Pending& t)
+    {
+        const std::size_t k = slot(t.boundary, t.backward);
+        const auto first = static_cast<std::size_t>(m_loadBegin[k]);
+        const auto last = static_cast<std::size_t>(m_loadBegin[k + 1]);
+        double begin = t.readyS;
+        for (std::size_t i = first; i < last; ++i)
+            begin = std::max(begin, m_resourceFree[static_cast<std::size_t>(m_loads[i].resource)]);
+        double service = 0.0;
+        for (std::size_t i = first; i < last; ++i) {
+            const PipelineLoad& l = m_loads[i];
+            const auto res = static_cast<std::size_t>(l.resource);
+            m_resourceFree[res] = begin + l.serviceS;
+            service = std::max(service, l.serviceS);
+            if (l.serviceS <= 0.0)
+                continue;
+            PipelineResourceUsage& u = m_usage[res];
+            u.busyS += l.serviceS;
+            if (!u.busyIntervals.empty() && u.busyIntervals.back().second >= begin)
+                u.busyIntervals.back().second = begin + l.serviceS; // back to back: merge
+            else
+                u.busyIntervals.emplace_back(begin, begin + l.serviceS);
+        }
+        const double arrive =
+            begin + std::max(m_send[static_cast<std::size_t>(t.boundary)], service);
+        (t.backward ? m_gradientAt : m_activationAt)[cell(t.boundary, t.microBatch)] = arrive;
+        wake(rankOf(t.backward ? t.boundary : t.boundary + 1), -1);
+        if (m_timeline)
+            recordSend(t.boundary, t.backward, t.microBatch, begin, arrive);
     }
 
     void advance(int r)
@@ -231,14 +364,22 @@ private:
             ++pos;
             if (m_timeline)
                 record(r, op, start, finish);
+            const auto c = static_cast<std::size_t>(op.chunk);
             if (op.kind == PipelineOpKind::Forward) {
                 m_forwardEnd[cell(op.chunk, op.microBatch)] = finish;
+                m_firstForward[c] = std::min(m_firstForward[c], start);
                 if (op.chunk + 1 < m_chunks)
-                    wake((op.chunk + 1) % m_stages, r);
+                    emit(op.chunk, false, op.microBatch, finish, r);
             } else if (op.kind == PipelineOpKind::Backward) {
                 m_backwardEnd[cell(op.chunk, op.microBatch)] = finish;
                 if (op.chunk > 0)
-                    wake((op.chunk - 1) % m_stages, r);
+                    emit(op.chunk - 1, true, op.microBatch, finish, r);
+            }
+            // The op that makes the chunk's weight gradients final for this micro-batch.
+            if ((op.kind == PipelineOpKind::WeightGrad) == m_splitW &&
+                op.kind != PipelineOpKind::Forward && finish >= m_gradEnd[c]) {
+                m_gradStart[c] = start;
+                m_gradEnd[c] = finish;
             }
         }
     }
@@ -248,13 +389,25 @@ private:
     int m_stages;
     int m_microBatches;
     int m_chunks;
+    bool m_splitW = false;
     std::vector<double> m_forwardDur, m_backwardDur, m_weightDur, m_send;
     std::vector<double> m_forwardEnd, m_backwardEnd;
+    // Per (boundary, micro-batch), for loaded transfers only: when the activations reach chunk
+    // boundary + 1, and when the gradients reach chunk boundary.
+    std::vector<double> m_activationAt, m_gradientAt;
     std::vector<int> m_pos;
     std::vector<double> m_freeAt, m_firstStart, m_busy;
+    std::vector<double> m_firstForward, m_gradStart, m_gradEnd;
     std::vector<char> m_queued;
     std::vector<int>* m_work = nullptr;
     std::vector<TimelineBlock>* m_timeline = nullptr;
+    // Shared resources (empty without loads).
+    std::vector<int> m_loadBegin;
+    std::vector<PipelineLoad> m_loads;
+    std::vector<double> m_resourceFree;
+    std::vector<PipelineResourceUsage> m_usage;
+    std::vector<Pending> m_heap;
+    std::uint64_t m_seq = 0;
 };
 
 // Most (chunk, micro-batch) activations a rank holds, in micro-batches (rounded up). The ops
@@ -317,7 +470,27 @@ PipelineResult simulatePipeline(const PipelineSpec& spec)
             result.idleOverCompute += idle / busy / ranks;
     }
     result.peakInFlight = peakInFlight(spec, orders);
+    result.firstForwardStartS = std::move(sim.firstForward());
+    result.gradReadyStartS = std::move(sim.gradStart());
+    result.gradReadyEndS = std::move(sim.gradEnd());
+    result.resources = std::move(sim.usage());
     return result;
+}
+
+double PipelineResult::resourceBusyAfterS(std::size_t resource, double fromS) const
+{
+    if (resource >= resources.size())
+        return 0.0;
+    const auto& spans = resources[resource].busyIntervals;
+    // The intervals are disjoint and in time order: skip those that end before fromS.
+    auto it = std::lower_bound(spans.begin(), spans.end(), fromS,
+                               [](const std::pair<double, double>& s, double t) {
+                                   return s.second <= t;
+                               });
+    double busy = 0.0;
+    for (; it != spans.end(); ++it)
+        busy += std::max(0.0, std::min(it->second, makespanS) - std::max(it->first, fromS));
+    return busy;
 }
 
 } // namespace archipelago::core
