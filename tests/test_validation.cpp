@@ -1,8 +1,13 @@
 // The published-runs validation through the same code path as
-// `archipelago-cli validate`: mean absolute error <= 5%, largest <= 10%; and the same bound on
-// the Hopper tuning runs of tests/data/hopper-runs.json (Llama 3 405B on 8k and 16k H100,
-// Dubey et al. 2024 Table 4), on which the hopper efficiency parameters were calibrated.
+// `archipelago-cli validate`: mean absolute error <= 4%, largest <= 10% over the runs of both
+// ../shared/validation files together; the knobs a run does not publish (chosen as the team that
+// tuned it would have: the fastest setting that fits in HBM, jointly), and a run that fits in no
+// admissible setting as an error row, as the Llama 3 405B runs of tests/data/hopper-runs.json
+// (Dubey et al. 2024 Table 4) are without recompute.
 #include "cli.h"
+
+#include "evaluation/costmodel.h"
+#include "validation/publishedruns.h"
 
 #include <QtTest>
 
@@ -23,7 +28,15 @@ class TestValidation : public QObject
     Q_OBJECT
 private slots:
     void publishedRunsWithinBound();
-    void hopperTuningRunsWithinBound();
+    void hopperRunsThatDoNotFitAreErrors();
+    void unpublishedKnobsAreTheFastestThatFits_data();
+    void unpublishedKnobsAreTheFastestThatFits();
+    void unfitRunIsAnErrorRow_data();
+    void unfitRunIsAnErrorRow();
+    void publishedKnobsAreKept_data();
+    void publishedKnobsAreKept();
+    void assumptionsNameEveryChosenKnob_data();
+    void assumptionsNameEveryChosenKnob();
     void malformedFileNamesPointer_data();
     void malformedFileNamesPointer();
     void usage();
@@ -41,40 +54,89 @@ private slots:
 
 namespace {
 
-void checkRunsWithinBound(const std::string& path)
+const std::string kPublishedRuns = ARCHIPELAGO_VALIDATION_DIR "/published-runs.json";
+const std::string kMegascaleRuns = ARCHIPELAGO_VALIDATION_DIR "/published-runs-h100-megascale.json";
+const std::string kHopperRuns = ARCHIPELAGO_TEST_DATA "/hopper-runs.json";
+
+std::vector<core::PublishedRun> loadRuns(const std::string& path)
 {
-    std::ostringstream out, err;
-    const int code = cli::runValidate({path, "--json"}, out, err);
-    QCOMPARE(code, cli::kExitOk);
-    const nlohmann::json j = nlohmann::json::parse(out.str());
-    QVERIFY(j["runs"].size() >= 1);
-    for (const auto& run : j["runs"]) {
-        QVERIFY(run.contains("id") && run.contains("measured_s") && run.contains("predicted_s") &&
-                run.contains("error"));
-        qInfo("%-54s measured %8.3f s predicted %8.3f s error %+6.2f%%",
-              run["id"].get<std::string>().c_str(), run["measured_s"].get<double>(),
-              run["predicted_s"].get<double>(), 100.0 * run["error"].get<double>());
-    }
-    const double mean = j["mean_abs_error"];
-    const double max = j["max_abs_error"];
-    qInfo("mean %.2f%%, max %.2f%%", 100 * mean, 100 * max);
-    QVERIFY2(mean <= 0.05, qPrintable(QString("mean abs error %1").arg(mean)));
-    QVERIFY2(max <= 0.10, qPrintable(QString("max abs error %1").arg(max)));
+    const core::PublishedRunsLoad load = core::loadPublishedRuns(path);
+    return load.ok() ? load.runs : std::vector<core::PublishedRun>{};
 }
 
 } // namespace
 
 void TestValidation::publishedRunsWithinBound()
 {
-    const std::string path = ARCHIPELAGO_VALIDATION_DIR "/published-runs.json";
-    if (!std::filesystem::exists(path))
-        QSKIP("../shared/validation/published-runs.json is absent: nothing to validate");
-    checkRunsWithinBound(path);
+    // Over the 22 runs of both files together. The bound is the lead's after recalibration
+    // (issue 9): until then this may fail (see the two RECALIBRATION PENDING below).
+    double sum = 0.0, largest = 0.0;
+    int evaluated = 0;
+    std::string failures;
+    for (const std::string& path : {kPublishedRuns, kMegascaleRuns}) {
+        if (!std::filesystem::exists(path))
+            QSKIP("../shared/validation is absent: nothing to validate");
+        std::ostringstream out, err;
+        const int code = cli::runValidate({path, "--json"}, out, err);
+        failures += err.str();
+        QVERIFY2(code == cli::kExitOk || code == cli::kExitInvalidInput, err.str().c_str());
+        const nlohmann::json j = nlohmann::json::parse(out.str());
+        for (const auto& run : j["runs"]) {
+            if (run.contains("evaluated"))
+                continue; // in `failures`
+            const double e = run["error"];
+            qInfo("%-54s measured %8.3f s predicted %8.3f s error %+6.2f%%",
+                  run["id"].get<std::string>().c_str(), run["measured_s"].get<double>(),
+                  run["predicted_s"].get<double>(), 100.0 * e);
+            sum += std::abs(e);
+            largest = std::max(largest, std::abs(e));
+            ++evaluated;
+        }
+    }
+    // Every run evaluated: none may be an error row (one that does not fit in HBM in any
+    // admissible setting is one). RECALIBRATION PENDING too: the memory model puts
+    // dgxc2411-llama31-8b-8gpu-cp2 at 81.9 GiB of 80 (issue 9).
+    QVERIFY2(failures.empty(), failures.c_str());
+    QCOMPARE(evaluated, 22);
+    const double mean = sum / evaluated;
+    qInfo("mean %.2f%%, largest %.2f%% over %d runs", 100 * mean, 100 * largest, evaluated);
+    // RECALIBRATION PENDING (the lead): may fail until the efficiency parameters are refitted.
+    QVERIFY2(mean <= 0.04, qPrintable(QString("mean abs error %1").arg(mean)));
+    QVERIFY2(largest <= 0.10, qPrintable(QString("largest abs error %1").arg(largest)));
 }
 
-void TestValidation::hopperTuningRunsWithinBound()
+void TestValidation::hopperRunsThatDoNotFitAreErrors()
 {
-    checkRunsWithinBound(ARCHIPELAGO_TEST_DATA "/hopper-runs.json");
+    // Llama 3 405B without recompute (null: none) needs more than 80 GiB per GPU in every
+    // admissible setting (94 GiB at the least, with sequence parallel on): each run is an error row naming its need and the HBM, not a
+    // prediction of a run that could not have happened.
+    std::ostringstream out, err;
+    QCOMPARE(cli::runValidate({kHopperRuns, "--json"}, out, err), cli::kExitInvalidInput);
+    const nlohmann::json j = nlohmann::json::parse(out.str());
+    QCOMPARE(j["runs"].size(), std::size_t(3));
+    for (std::size_t i = 0; i < j["runs"].size(); ++i) {
+        const auto& run = j["runs"][i];
+        const std::string id = run["id"];
+        QCOMPARE(run["evaluated"], false);
+        QVERIFY(run["error"].is_null() && run["predicted_s"].is_null());
+        const std::string reason = run["reason"];
+        QVERIFY2(reason.starts_with("does not fit in HBM in any admissible setting of its "
+                                    "unpublished knobs: needs at least "),
+                 reason.c_str());
+        QVERIFY2(reason.find(" GiB per GPU of 80 GiB (") != std::string::npos, reason.c_str());
+        // The JSON lists the choice of every unpublished knob, as the table does.
+        std::string assumed;
+        for (const auto& a : run["assumptions"])
+            assumed += a.get<std::string>() + "\n";
+        for (const char* knob : {"micro_batch not published: 1 (", "virtual_stages not published: ",
+                                 "sequence_parallel not published: on (",
+                                 "distributed optimizer (not in format v1): on ("})
+            QVERIFY2(assumed.find(knob) != std::string::npos, assumed.c_str());
+        const std::string line =
+            "/runs/" + std::to_string(i) + ": run \"" + id + "\" could not be evaluated: " + reason;
+        QVERIFY2(err.str().find(line) != std::string::npos, err.str().c_str());
+    }
+    QCOMPARE(j["mean_abs_error"].get<double>(), 0.0);
 }
 
 namespace {
@@ -330,6 +392,283 @@ void TestValidation::endOfOptions()
     QCOMPARE(cli::runValidate({"--", "--json"}, out, err), cli::kExitInvalidInput);
     QVERIFY2(err.str().find("--json: cannot open the file") != std::string::npos,
              err.str().c_str());
+}
+
+namespace {
+
+// Korthikanti et al. 2022's 22B on TP 8 (published-runs.json), here on two pipeline stages with
+// 48 sequences per iteration; the keys the rows change are spelled as in the file.
+const std::string k22b = R"({"format":"archipelago-published-runs","version":1,"runs":[
+  {"id":"22b-pp2","source":"s","model":{"layers":48,"hidden":6144,"heads":64,"kv_heads":64,
+   "ffn_hidden":24576,"ffn_activation":"gelu","vocab":51200,"seq_len":2048},
+   "training":{"global_batch":48,"micro_batch":null,"tp":8,"pp":2,"dp":1,"cp":1,"ep":1,
+   "virtual_stages":1,"sequence_parallel":false,"recompute":"full","precision":"bf16"},
+   "system":{"accelerator":"A100-SXM4-80GB","gpus_per_node":8,"peak_dense_tflops":312,
+   "hbm_gib":80,"scale_up_GBps_per_direction":300,"gpus":16,"scale_out_Gbps_per_gpu":200,
+   "fabric":{"kind":"clos","tiers":3,"oversubscription":1}},
+   "measured":{"iteration_time_s":1.42}}]})";
+
+std::string replaced(std::string text, const QStringList& edits)
+{
+    for (qsizetype i = 0; i + 1 < edits.size(); i += 2) {
+        const std::string from = edits[i].toStdString();
+        const std::size_t at = text.find(from);
+        if (at == std::string::npos)
+            qFatal("no \"%s\" in the run", from.c_str());
+        text.replace(at, from.size(), edits[i + 1].toStdString());
+    }
+    return text;
+}
+
+core::PublishedRun parsedRun(const std::string& text)
+{
+    const core::PublishedRunsLoad load = core::parsePublishedRuns(text, "run.json");
+    if (!load.ok())
+        qFatal("%s", load.errors.front().toString().c_str());
+    return load.runs.front();
+}
+
+core::EvaluateOptions leanOptions()
+{
+    core::EvaluateOptions o;
+    o.timeline = o.warnings = o.billOfMaterials = o.attribution = false;
+    return o;
+}
+
+std::vector<int> divisors(int n)
+{
+    std::vector<int> d;
+    for (int i = 1; i <= n; ++i)
+        if (n % i == 0)
+            d.push_back(i);
+    return d;
+}
+
+} // namespace
+
+void TestValidation::unpublishedKnobsAreTheFastestThatFits_data()
+{
+    QTest::addColumn<QStringList>("edits");
+    // The defect: the largest power of two that fits (16: 3 micro-batches, a 25% bubble on
+    // two stages) was taken for micro-batch; it is several percent slower than the fastest.
+    QTest::newRow("micro-batch") << QStringList{};
+    QTest::newRow("micro-batch and virtual stages")
+        << QStringList{R"("virtual_stages":1)", R"("virtual_stages":null)"};
+    QTest::newRow("micro-batch, virtual stages, sequence parallel") << QStringList{
+        R"("virtual_stages":1)",       R"("virtual_stages":null)", R"("sequence_parallel":false)",
+        R"("sequence_parallel":null)", R"("recompute":"full")",    R"("recompute":"selective")"};
+    QTest::newRow("micro-batch and distributed optimizer, dp 2")
+        << QStringList{R"("dp":1)", R"("dp":2)", R"("gpus":16)", R"("gpus":32)"};
+}
+
+void TestValidation::unpublishedKnobsAreTheFastestThatFits()
+{
+    QFETCH(QStringList, edits);
+    const core::PublishedRun run = parsedRun(replaced(k22b, edits));
+    const core::Catalog& catalog = core::builtinCatalog();
+    const core::RunScenario rs = core::scenarioForRun(run, catalog);
+    const core::Catalog merged = catalog.mergedWith(rs.scenario.catalogOverrides);
+    const core::Evaluation chosen = core::evaluate(rs.scenario, merged, leanOptions());
+    QVERIFY(chosen.ok && chosen.fitsInMemory);
+
+    // Brute force: every micro-batch dividing the per-replica batch, every v dividing the
+    // layers per stage (with m a multiple of p), both settings of each unpublished switch.
+    const int perReplica = run.model.globalBatch / run.dp;
+    const std::vector<int> vs =
+        run.virtualStages ? std::vector<int>{*run.virtualStages} : divisors(48 / run.pp);
+    const std::vector<bool> sps = run.sequenceParallel ? std::vector<bool>{*run.sequenceParallel}
+                                                       : std::vector<bool>{false, true};
+    const std::vector<bool> distOpts =
+        run.dp > 1 ? std::vector<bool>{false, true} : std::vector<bool>{false};
+    double fastestS = 0.0;
+    double largestPowerOfTwoS = 0.0; // the old rule, at the published v
+    int evaluated = 0;
+    for (int b : divisors(perReplica))
+        for (int v : vs)
+            for (bool sp : sps)
+                for (bool distOpt : distOpts) {
+                    if (v > 16 || (v > 1 && (perReplica / b) % run.pp != 0))
+                        continue;
+                    core::Scenario sc = rs.scenario;
+                    sc.parallelism.microBatch = b;
+                    sc.parallelism.virtualStages = v;
+                    sc.parallelism.sequenceParallel = sp;
+                    sc.parallelism.distributedOptimizer = distOpt;
+                    sc.schedule.kind =
+                        v > 1 ? core::ScheduleKind::Interleaved1F1B : core::ScheduleKind::OneFOneB;
+                    const core::Evaluation ev = core::evaluate(sc, merged, leanOptions());
+                    if (!ev.ok || !ev.fitsInMemory)
+                        continue;
+                    ++evaluated;
+                    if (fastestS == 0.0 || ev.iterationTimeS < fastestS)
+                        fastestS = ev.iterationTimeS;
+                    if (v == 1 && !sp && !distOpt && (b & (b - 1)) == 0)
+                        largestPowerOfTwoS = ev.iterationTimeS; // b ascending: the largest
+                }
+    QVERIFY(evaluated > 1);
+    qInfo("micro-batch %d, v %d: %.4f s; fastest by brute force %.4f s; the largest power of "
+          "two %.4f s",
+          rs.scenario.parallelism.microBatch, rs.scenario.parallelism.virtualStages,
+          chosen.iterationTimeS, fastestS, largestPowerOfTwoS);
+    // The search's ties go to Megatron's defaults within 0.1%.
+    QVERIFY2(
+        chosen.iterationTimeS <= fastestS * (1.0 + 1.001e-3),
+        qPrintable(QString("chosen %1 s, fastest %2 s").arg(chosen.iterationTimeS).arg(fastestS)));
+    if (QTest::currentDataTag() == QLatin1String("micro-batch"))
+        QVERIFY2(largestPowerOfTwoS > chosen.iterationTimeS * 1.02,
+                 "the old rule's answer is no longer slower: the reproduction lost its point");
+}
+
+void TestValidation::unfitRunIsAnErrorRow_data()
+{
+    QTest::addColumn<QStringList>("edits");
+    QTest::addColumn<QString>("reason");
+    // 22B on one GPU per replica: its weights and gradients alone exceed 80 GiB.
+    const QStringList noModelParallel{R"("tp":8)", R"("tp":1)", R"("pp":2)",
+                                      R"("pp":1)", R"("dp":1)", R"("dp":16)"};
+    QTest::newRow("searched") << noModelParallel + QStringList{R"("global_batch":48)",
+                                                               R"("global_batch":64)",
+                                                               R"("virtual_stages":1)",
+                                                               R"("virtual_stages":null)"}
+                              << "does not fit in HBM in any admissible setting of its "
+                                 "unpublished knobs: needs at least ";
+    QTest::newRow("published") << QStringList{R"("tp":8)",
+                                              R"("tp":1)",
+                                              R"("pp":2)",
+                                              R"("pp":16)",
+                                              R"("global_batch":48)",
+                                              R"("global_batch":64)",
+                                              R"("micro_batch":null)",
+                                              R"("micro_batch":4)",
+                                              R"("recompute":"full")",
+                                              R"("recompute":null)"}
+                               << "does not fit in HBM with its published settings: needs ";
+}
+
+void TestValidation::unfitRunIsAnErrorRow()
+{
+    QFETCH(QStringList, edits);
+    QFETCH(QString, reason);
+    // The unfit run beside one that fits: the mean is over the one evaluated.
+    std::string unfit = replaced(k22b, edits + QStringList{R"("id":"22b-pp2")", R"("id":"unfit")"});
+    const std::string fitting =
+        k22b.substr(k22b.find(R"({"id")"), k22b.rfind("]}") - k22b.find(R"({"id")"));
+    unfit.insert(unfit.rfind("]}"), "," + fitting);
+    const Result r = validateText(unfit, {"--json"});
+    QCOMPARE(r.code, cli::kExitInvalidInput);
+    const nlohmann::json j = nlohmann::json::parse(r.out);
+    QCOMPARE(j["runs"].size(), std::size_t(2));
+    const auto& row = j["runs"][0];
+    QCOMPARE(row["evaluated"], false);
+    QVERIFY(row["error"].is_null() && row["predicted_s"].is_null());
+    const std::string why = row["reason"];
+    QVERIFY2(why.starts_with(reason.toStdString()), why.c_str());
+    QVERIFY2(why.find(" GiB per GPU of 80 GiB (micro-batch ") != std::string::npos, why.c_str());
+    QVERIFY2(r.err.find("/runs/0: run \"unfit\" could not be evaluated: " + why) !=
+                 std::string::npos,
+             r.err.c_str());
+    QVERIFY(!j["runs"][1].contains("evaluated"));
+    QCOMPARE(j["mean_abs_error"].get<double>(), std::abs(j["runs"][1]["error"].get<double>()));
+    // The table says so too.
+    const Result table = validateText(unfit);
+    QVERIFY2(table.out.find("    not evaluated: " + why) != std::string::npos, table.out.c_str());
+    QVERIFY2(table.out.find("over 1 runs (1 could not be evaluated)") != std::string::npos,
+             table.out.c_str());
+}
+
+namespace {
+
+void addRunRows(const std::string& path)
+{
+    for (const core::PublishedRun& run : loadRuns(path))
+        QTest::newRow(run.id.c_str())
+            << QString::fromStdString(path) << QString::fromStdString(run.id);
+}
+
+void addAllRunRows()
+{
+    QTest::addColumn<QString>("path");
+    QTest::addColumn<QString>("id");
+    for (const std::string& path : {kPublishedRuns, kMegascaleRuns, kHopperRuns})
+        addRunRows(path);
+    QTest::newRow("22b-pp2 (test)") << QString() << "22b-pp2";
+}
+
+core::PublishedRun runNamed(const QString& path, const QString& id)
+{
+    if (path.isEmpty())
+        return parsedRun(k22b);
+    for (const core::PublishedRun& run : loadRuns(path.toStdString()))
+        if (run.id == id.toStdString())
+            return run;
+    qFatal("no run %s", qPrintable(id));
+}
+
+} // namespace
+
+void TestValidation::publishedKnobsAreKept_data()
+{
+    addAllRunRows();
+}
+
+void TestValidation::publishedKnobsAreKept()
+{
+    QFETCH(QString, path);
+    QFETCH(QString, id);
+    const core::PublishedRun run = runNamed(path, id);
+    const core::Parallelism& par =
+        core::scenarioForRun(run, core::builtinCatalog()).scenario.parallelism;
+    QCOMPARE(par.tp, run.tp);
+    QCOMPARE(par.pp, run.pp);
+    QCOMPARE(par.cp, run.cp);
+    QCOMPARE(par.recompute, run.recompute);
+    if (run.microBatch)
+        QCOMPARE(par.microBatch, *run.microBatch);
+    if (run.virtualStages)
+        QCOMPARE(par.virtualStages, *run.virtualStages);
+    if (run.sequenceParallel)
+        QCOMPARE(par.sequenceParallel, *run.sequenceParallel);
+    if (run.dp * run.cp == 1)
+        QVERIFY(!par.distributedOptimizer); // nothing to shard
+}
+
+void TestValidation::assumptionsNameEveryChosenKnob_data()
+{
+    addAllRunRows();
+}
+
+void TestValidation::assumptionsNameEveryChosenKnob()
+{
+    QFETCH(QString, path);
+    QFETCH(QString, id);
+    const core::PublishedRun run = runNamed(path, id);
+    const core::RunScenario rs = core::scenarioForRun(run, core::builtinCatalog());
+    const core::Parallelism& par = rs.scenario.parallelism;
+    const auto says = [&](const std::string& prefix) {
+        const bool found = std::any_of(rs.assumptions.begin(), rs.assumptions.end(),
+                                       [&](const std::string& a) { return a.starts_with(prefix); });
+        if (!found)
+            qWarning("no assumption \"%s...\"", prefix.c_str());
+        return found;
+    };
+    const auto onOff = [](bool on) { return std::string(on ? "on" : "off"); };
+    const auto count = [&](const std::string& prefix) {
+        return std::count_if(rs.assumptions.begin(), rs.assumptions.end(),
+                             [&](const std::string& a) { return a.starts_with(prefix); });
+    };
+    QCOMPARE(count("micro_batch not published: "), run.microBatch ? 0 : 1);
+    QCOMPARE(count("virtual_stages not published: "), run.virtualStages ? 0 : 1);
+    QCOMPARE(count("sequence_parallel not published: "), run.sequenceParallel ? 0 : 1);
+    QCOMPARE(count("distributed optimizer (not in format v1): "), run.dp * run.cp > 1 ? 1 : 0);
+    if (!run.microBatch)
+        QVERIFY(says("micro_batch not published: " + std::to_string(par.microBatch) + " ("));
+    if (!run.virtualStages)
+        QVERIFY(says("virtual_stages not published: " + std::to_string(par.virtualStages) + " ("));
+    if (!run.sequenceParallel)
+        QVERIFY(says("sequence_parallel not published: " + onOff(par.sequenceParallel) + " ("));
+    if (run.dp * run.cp > 1)
+        QVERIFY(says(
+            "distributed optimizer (not in format v1): " + onOff(par.distributedOptimizer) + " ("));
 }
 
 QTEST_APPLESS_MAIN(TestValidation)

@@ -13,6 +13,8 @@ nlohmann::json validationReportToJson(const ValidationReport& report)
         json j{{kId, r.id},       {kMeasuredS, r.measuredS},     {kPredictedS, r.predictedS},
                {kError, r.error}, {kAssumptions, r.assumptions}, {kWarnings, r.warnings}};
         if (!r.ok) {
+            // No prediction: a run that does not fit is not evaluated as if it did.
+            j[kPredictedS] = nullptr;
             j[kError] = nullptr;
             j[kEvaluated] = false;
             j[kReason] = r.reason;

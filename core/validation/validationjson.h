@@ -9,7 +9,7 @@
 namespace archipelago::core {
 
 // Keys come out sorted (nlohmann::json). A run the model could not evaluate carries
-// "evaluated": false, its "reason" and a null "error".
+// "evaluated": false, its "reason" and a null "predicted_s" and "error".
 nlohmann::json validationReportToJson(const ValidationReport& report);
 
 } // namespace archipelago::core
