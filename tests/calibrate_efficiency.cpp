@@ -1,26 +1,33 @@
-// Calibration of an accelerator generation's EfficiencyParams on published runs (grid search;
+// Calibration of an accelerator generation's EfficiencyParams on published runs (a search;
 // not a test). Build: cmake --build BUILD --target calibrate_efficiency; run:
-//   calibrate_efficiency RUNS.json ACCELERATOR [--explain] [--set PEAK,HALF,MEM,INTERF]
-//                        [--gemm-only]
-// Runs are converted to scenarios once (micro-batch, interleaving and optimizer choices depend
-// on memory and the schedule, and are made with the catalog's parameters); then every grid
-// point sets the same four parameters (gemm_peak, gemm_half_dim, memory_bound,
-// comm_interference; computemodel.h) on every run of that accelerator: one parameter set per
-// generation, no per-run terms. Objective: the lowest mean absolute iteration-time error;
-// among points within 0.05 percentage points of it, the lowest largest error. A coarse grid
-// is refined once around its best point. The result goes into resources/catalog.json by hand,
-// with the command and the resulting errors in the accelerator's `source` string.
+//   calibrate_efficiency ACCELERATOR RUNS.json [RUNS.json ...] [--explain]
+//                        [--set name=value,...] [--fit name,name,...]
+// Every run of ACCELERATOR in the given files is converted to a scenario once (the unpublished
+// knobs are chosen with the catalog's parameters, validation/runvalidation.cpp); then each
+// candidate sets the same parameters on every run: one set per generation, no per-run terms.
+// Parameters (computemodel.h, catalog.h), each with a physical meaning:
+//   gemm_peak             achievable fraction of tensor-core peak for large GEMMs
+//   gemm_half_dim         reduction length at which a GEMM tile reaches half of gemm_peak
+//   memory_bound          achieved fraction of HBM bandwidth for element-wise kernels
+//   comm_interference     compute slowdown per second of TP/CP traffic hidden under it
+//   dp_comm_interference  the same for gradient reduction / weight all-gather
+//   ep_comm_interference  the same for expert all-to-all
+// Objective: the lowest mean absolute iteration-time error; among candidates within 0.05
+// percentage points of it, the lowest largest error. Coordinate descent: each fitted parameter
+// in turn over a grid on its physical range, then the grid refined around the best point,
+// until no parameter moves. The result goes into resources/catalog.json by hand, with the
+// command and the resulting errors in the accelerator's `source` string.
 // --explain prints each run's breakdown with the catalog's (or --set) parameters.
-// --gemm-only fits gemm_peak and gemm_half_dim and keeps memory_bound and comm_interference
-// as given (--set or the catalog): for a generation with too few runs to fit four parameters
-// (hopper: three), those two carry over from the generation that has the data (A100).
 #include "evaluation/costmodel.h"
-#include "validation/publishedruns.h"
 #include "io/scenarioio.h"
+#include "validation/publishedruns.h"
+
+#include <tbb/parallel_for.h>
 
 #include <cmath>
 #include <cstdio>
 #include <cstring>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -41,17 +48,61 @@ struct Score
     double max = 1e9;
 };
 
+struct Param
+{
+    const char* name;
+    double EfficiencyParams::*member;
+    double lo, hi, step; // physical range and the coarse grid step
+};
+
+const Param kParams[] = {
+    {"gemm_peak", &EfficiencyParams::gemmPeakEfficiency, 0.40, 1.00, 0.02},
+    {"gemm_half_dim", &EfficiencyParams::gemmHalfDim, 0.0, 256.0, 8.0},
+    {"memory_bound", &EfficiencyParams::memoryBoundEfficiency, 0.40, 1.00, 0.03},
+    {"comm_interference", &EfficiencyParams::commInterference, 0.0, 1.0, 0.05},
+    {"dp_comm_interference", &EfficiencyParams::dpCommInterference, 0.0, 1.0, 0.05},
+    {"ep_comm_interference", &EfficiencyParams::epCommInterference, 0.0, 1.0, 0.05},
+};
+
+const Param* findParam(const std::string& name)
+{
+    for (const Param& p : kParams)
+        if (name == p.name)
+            return &p;
+    return nullptr;
+}
+
+std::vector<double> errors(std::vector<Case>& cases, const EfficiencyParams& p,
+                           std::vector<Evaluation>* evs = nullptr)
+{
+    std::vector<double> err(cases.size());
+    if (evs)
+        evs->assign(cases.size(), {});
+    tbb::parallel_for(std::size_t{0}, cases.size(), [&](std::size_t i) {
+        Scenario sc = cases[i].scenario;
+        sc.catalogOverrides.accelerators[0].efficiency = p;
+        EvaluateOptions lean;
+        lean.timeline = false;
+        lean.warnings = evs != nullptr;
+        lean.billOfMaterials = false;
+        lean.attribution = evs != nullptr;
+        Evaluation ev = evaluate(sc, builtinCatalog(), lean);
+        err[i] = ev.ok ? ev.iterationTimeS / cases[i].measured - 1.0 : 1e3;
+        if (evs)
+            (*evs)[i] = std::move(ev);
+    });
+    return err;
+}
+
 Score score(std::vector<Case>& cases, const EfficiencyParams& p)
 {
-    double sum = 0.0, worst = 0.0;
-    for (Case& c : cases) {
-        c.scenario.catalogOverrides.accelerators[0].efficiency = p;
-        const Evaluation ev = evaluate(c.scenario);
-        const double err = std::abs(ev.iterationTimeS / c.measured - 1.0);
-        sum += err;
-        worst = std::max(worst, err);
+    Score s{0.0, 0.0};
+    for (const double e : errors(cases, p)) {
+        s.mean += std::abs(e);
+        s.max = std::max(s.max, std::abs(e));
     }
-    return {sum / static_cast<double>(cases.size()), worst};
+    s.mean /= static_cast<double>(cases.size());
+    return s;
 }
 
 bool better(const Score& a, const Score& b)
@@ -63,21 +114,28 @@ bool better(const Score& a, const Score& b)
 
 void explain(std::vector<Case>& cases, const EfficiencyParams& p)
 {
-    for (Case& c : cases) {
-        c.scenario.catalogOverrides.accelerators[0].efficiency = p;
-        const Evaluation ev = evaluate(c.scenario);
+    std::vector<Evaluation> evs;
+    const std::vector<double> err = errors(cases, p, &evs);
+    for (std::size_t i = 0; i < cases.size(); ++i) {
+        const Evaluation& ev = evs[i];
         const Breakdown& b = ev.breakdown;
-        const Parallelism& par = c.scenario.parallelism;
+        const Parallelism& par = cases[i].scenario.parallelism;
         std::printf("%-44s meas %8.3f pred %8.3f %+6.2f%%  mfu %.1f%% mem %.1f GiB%s\n"
-                    "   b=%d v=%d dopt=%d | fwd %.3f bwd %.3f rec %.3f tp %.3f cp %.3f ep %.3f "
-                    "pp %.3f dp %.3f opt %.3f bubble %.3f interf %.3f\n",
-                    c.id.c_str(), c.measured, ev.iterationTimeS,
-                    100.0 * (ev.iterationTimeS / c.measured - 1.0), 100.0 * ev.mfu,
-                    ev.memoryPeakGib, ev.fitsInMemory ? "" : " OOM", par.microBatch,
-                    par.virtualStages, par.distributedOptimizer ? 1 : 0, b.forwardS, b.backwardS,
-                    b.recomputeS, b.tpCommS, b.cpCommS, b.epCommS, b.ppCommS, b.dpCommS,
-                    b.optimizerS, b.bubbleS, b.interferenceS);
+                    "   b=%d v=%d sp=%d dopt=%d | fwd %.3f bwd %.3f rec %.3f tp %.3f cp %.3f "
+                    "ep %.3f pp %.3f dp %.3f opt %.3f bubble %.3f interf %.3f\n",
+                    cases[i].id.c_str(), cases[i].measured, ev.iterationTimeS, 100.0 * err[i],
+                    100.0 * ev.mfu, ev.memoryPeakGib, ev.fitsInMemory ? "" : " OOM",
+                    par.microBatch, par.virtualStages, par.sequenceParallel ? 1 : 0,
+                    par.distributedOptimizer ? 1 : 0, b.forwardS, b.backwardS, b.recomputeS,
+                    b.tpCommS, b.cpCommS, b.epCommS, b.ppCommS, b.dpCommS, b.optimizerS,
+                    b.bubbleS, b.interferenceS);
     }
+}
+
+void print(const EfficiencyParams& p)
+{
+    for (const Param& q : kParams)
+        std::printf(" %s %.3g", q.name, p.*q.member);
 }
 
 } // namespace
@@ -85,92 +143,97 @@ void explain(std::vector<Case>& cases, const EfficiencyParams& p)
 int main(int argc, char** argv)
 {
     if (argc < 3) {
-        std::fprintf(stderr, "usage: calibrate_efficiency RUNS.json ACCELERATOR [--explain] "
-                             "[--set PEAK,HALF,MEM,INTERF]\n");
+        std::fprintf(stderr, "usage: calibrate_efficiency ACCELERATOR RUNS.json [RUNS.json ...] "
+                             "[--explain] [--set name=value,...] [--fit name,...]\n");
         return 2;
     }
-    const PublishedRunsLoad load = loadPublishedRuns(argv[1]);
-    if (!load.ok()) {
-        for (const Diagnostic& d : load.errors)
-            std::fprintf(stderr, "%s\n", d.toString().c_str());
-        return 1;
-    }
-    const std::string accel = argv[2];
-    bool explainOnly = false;
-    bool set = false;
-    bool gemmOnly = false;
+    const std::string accel = argv[1];
     EfficiencyParams given;
     if (const AcceleratorSpec* a = builtinCatalog().accelerator(accel))
         given = a->efficiency;
-    for (int i = 3; i < argc; ++i) {
-        if (std::strcmp(argv[i], "--explain") == 0)
+    bool explainOnly = false;
+    std::vector<const Param*> fit;
+    std::vector<Case> cases;
+    for (int i = 2; i < argc; ++i) {
+        const std::string arg = argv[i];
+        if (arg == "--explain") {
             explainOnly = true;
-        else if (std::strcmp(argv[i], "--gemm-only") == 0)
-            gemmOnly = true;
-        else if (std::strcmp(argv[i], "--set") == 0 && i + 1 < argc) {
-            set = std::sscanf(argv[++i], "%lf,%lf,%lf,%lf", &given.gemmPeakEfficiency,
-                              &given.gemmHalfDim, &given.memoryBoundEfficiency,
-                              &given.commInterference) == 4;
+        } else if ((arg == "--set" || arg == "--fit") && i + 1 < argc) {
+            std::stringstream list(argv[++i]);
+            std::string item;
+            while (std::getline(list, item, ',')) {
+                const std::string name = item.substr(0, item.find('='));
+                const Param* p = findParam(name);
+                if (!p) {
+                    std::fprintf(stderr, "unknown parameter %s\n", name.c_str());
+                    return 2;
+                }
+                if (arg == "--fit")
+                    fit.push_back(p);
+                else if (item.find('=') != std::string::npos)
+                    given.*p->member = std::stod(item.substr(item.find('=') + 1));
+            }
+        } else {
+            const PublishedRunsLoad load = loadPublishedRuns(arg);
+            if (!load.ok()) {
+                for (const Diagnostic& d : load.errors)
+                    std::fprintf(stderr, "%s\n", d.toString().c_str());
+                return 1;
+            }
+            for (const PublishedRun& run : load.runs) {
+                if (run.accelerator != accel)
+                    continue;
+                RunScenario rs = scenarioForRun(run, builtinCatalog());
+                if (!rs.ok()) {
+                    std::fprintf(stderr, "%s: skipped (%s)\n", run.id.c_str(),
+                                 rs.error.c_str());
+                    continue;
+                }
+                cases.push_back({run.id, std::move(rs.scenario), run.measuredIterationS});
+            }
         }
     }
-    std::vector<Case> cases;
-    for (const PublishedRun& run : load.runs)
-        if (run.accelerator == accel)
-            cases.push_back(
-                {run.id, scenarioForRun(run, builtinCatalog()).scenario, run.measuredIterationS});
     if (cases.empty()) {
         std::fprintf(stderr, "no run on %s\n", accel.c_str());
         return 1;
     }
-    if (explainOnly || (set && !gemmOnly)) {
+    if (explainOnly || fit.empty()) {
         explain(cases, given);
         const Score s = score(cases, given);
-        std::printf("mean %.2f%% max %.2f%%\n", 100 * s.mean, 100 * s.max);
+        std::printf("%s over %zu runs:", accel.c_str(), cases.size());
+        print(given);
+        std::printf(" -> mean %.2f%% max %.2f%%\n", 100 * s.mean, 100 * s.max);
         return 0;
     }
-    // Coarse grid, then a finer one around its best point.
     EfficiencyParams best = given;
-    Score bestScore;
-    auto search = [&](double p0, double p1, double dp, double h0, double h1, double dh, double m0,
-                      double m1, double dm, double i0, double i1, double di) {
-        EfficiencyParams p = best;
-        const EfficiencyParams centre = best;
-        for (double peak = p0; peak <= p1 + 1e-9; peak += dp)
-            for (double half = std::max(0.0, h0); half <= h1 + 1e-9; half += dh)
-                for (double mem = m0; mem <= std::min(1.0, m1) + 1e-9; mem += dm)
-                    for (double itf = std::max(0.0, i0); itf <= i1 + 1e-9; itf += di) {
-                        p = centre;
-                        p.gemmPeakEfficiency = std::min(1.0, peak);
-                        p.gemmHalfDim = half;
-                        p.memoryBoundEfficiency = mem;
-                        p.commInterference = itf;
-                        const Score s = score(cases, p);
-                        if (better(s, bestScore)) {
-                            bestScore = s;
-                            best = p;
-                        }
+    Score bestScore = score(cases, best);
+    // Coordinate descent, coarse grid first, then three refinements of the step.
+    for (double refine = 1.0; refine >= 0.125; refine /= 2.0) {
+        for (int round = 0; round < 4; ++round) {
+            bool moved = false;
+            for (const Param* q : fit) {
+                const double step = q->step * refine;
+                const double centre = best.*q->member;
+                const double lo = refine == 1.0 ? q->lo : std::max(q->lo, centre - 4 * step);
+                const double hi = refine == 1.0 ? q->hi : std::min(q->hi, centre + 4 * step);
+                for (double x = lo; x <= hi + 1e-9; x += step) {
+                    EfficiencyParams p = best;
+                    p.*q->member = x;
+                    const Score s = score(cases, p);
+                    if (better(s, bestScore)) {
+                        bestScore = s;
+                        best = p;
+                        moved = true;
                     }
-    };
-    const double m = given.memoryBoundEfficiency;
-    const double itf = given.commInterference;
-    if (gemmOnly)
-        search(0.50, 1.00, 0.02, 0.0, 160.0, 8.0, m, m, 1.0, itf, itf, 1.0);
-    else
-        search(0.70, 1.00, 0.03, 0.0, 160.0, 16.0, 0.65, 0.95, 0.10, 0.0, 0.4, 0.1);
-    const EfficiencyParams c = best;
-    if (gemmOnly)
-        search(c.gemmPeakEfficiency - 0.02, c.gemmPeakEfficiency + 0.02, 0.005, c.gemmHalfDim - 8.0,
-               c.gemmHalfDim + 8.0, 2.0, m, m, 1.0, itf, itf, 1.0);
-    else
-        search(c.gemmPeakEfficiency - 0.02, c.gemmPeakEfficiency + 0.02, 0.01, c.gemmHalfDim - 12.0,
-               c.gemmHalfDim + 12.0, 4.0, c.memoryBoundEfficiency - 0.06,
-               c.memoryBoundEfficiency + 0.06, 0.03, c.commInterference - 0.05,
-               c.commInterference + 0.05, 0.05);
+                }
+            }
+            if (!moved)
+                break;
+        }
+    }
     explain(cases, best);
-    std::printf("%s over %zu runs: gemm_peak %.2f gemm_half_dim %.0f memory_bound %.2f "
-                "comm_interference %.2f -> mean %.2f%% max %.2f%%\n",
-                accel.c_str(), cases.size(), best.gemmPeakEfficiency, best.gemmHalfDim,
-                best.memoryBoundEfficiency, best.commInterference, 100 * bestScore.mean,
-                100 * bestScore.max);
+    std::printf("%s over %zu runs:", accel.c_str(), cases.size());
+    print(best);
+    std::printf(" -> mean %.2f%% max %.2f%%\n", 100 * bestScore.mean, 100 * bestScore.max);
     return 0;
 }

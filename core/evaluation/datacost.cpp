@@ -5,6 +5,7 @@
 #include "compute/memorymodel.h"
 
 #include <algorithm>
+#include <cmath>
 
 namespace archipelago::core {
 
@@ -30,12 +31,90 @@ RankParams rankParams(const Workload& w, const Parallelism& par,
 namespace {
 
 // Megatron-LM DDP bucket: gradients are reduced in buckets of max(40M, 1M x dp) parameters
-// as backward produces them (megatron/core/distributed, bucket_size); the last bucket can only
-// start when backward ends, so at least its reduction is exposed.
-double lastBucketFraction(double params, double dp)
+// (megatron/core/distributed, bucket_size); the same buckets carry the distributed
+// optimizer's weight all-gather.
+double bucketParams(double dp)
 {
-    const double bucket = std::max(40e6, 1e6 * dp);
-    return params > 0.0 ? std::min(1.0, bucket / params) : 0.0;
+    return std::max(40e6, 1e6 * dp);
+}
+
+// When each model chunk of one pipeline rank has its gradients and needs its weights.
+struct ChunkWindow
+{
+    double params = 0.0;     // parameters of the chunk on one GPU
+    double readyStartS = 0.0; // the last micro-batch's gradient op of the chunk starts ...
+    double readyEndS = 0.0;   // ... and ends: its gradients become final over that span
+    double needStartS = 0.0;  // the first micro-batch's forward of the chunk starts ...
+    double needEndS = 0.0;    // ... and ends: it needs its weights over that span
+};
+
+// Serial reduction of buckets as they become ready (Megatron --overlap-grad-reduce: a
+// bucket's collective is launched when the last micro-batch's backward has produced all of
+// its gradients, and the collectives of one data-parallel group run one after another on its
+// stream). Gradients of a chunk become ready uniformly over its last backward, layer by
+// layer in reverse. Returns when the last bucket is reduced; `busyBeforeS` gets the
+// communication time spent before `computeEndS` (what overlaps the rank's compute).
+double reduceAsReady(std::vector<ChunkWindow> windows, double totalS, double totalParams,
+                     double bucket, double computeEndS, double& busyBeforeS)
+{
+    std::sort(windows.begin(), windows.end(),
+              [](const ChunkWindow& a, const ChunkWindow& b) { return a.readyEndS < b.readyEndS; });
+    double freeAt = 0.0;
+    busyBeforeS = 0.0;
+    for (const ChunkWindow& w : windows) {
+        if (w.params <= 0.0)
+            continue;
+        const double chunkS = totalS * w.params / totalParams;
+        const int buckets = static_cast<int>(std::clamp(std::ceil(w.params / bucket), 1.0, 4096.0));
+        const double each = chunkS / buckets;
+        for (int k = 1; k <= buckets; ++k) {
+            const double ready =
+                w.readyStartS + (w.readyEndS - w.readyStartS) * k / static_cast<double>(buckets);
+            const double start = std::max(ready, freeAt);
+            freeAt = start + each;
+            busyBeforeS += std::clamp(computeEndS - start, 0.0, each);
+        }
+    }
+    return freeAt;
+}
+
+// Weight all-gather ahead of use (Megatron --overlap-param-gather with the distributed
+// optimizer): launched bucket by bucket in the order the forward needs them, from the start
+// of the iteration, on one stream. A bucket needed before it arrives delays the rank by the
+// difference; returns the largest such delay, and in `hiddenS` the gather time hidden.
+double gatherBeforeUse(std::vector<ChunkWindow> windows, double totalS, double totalParams,
+                       double bucket, double& hiddenS)
+{
+    std::sort(windows.begin(), windows.end(),
+              [](const ChunkWindow& a, const ChunkWindow& b) { return a.needStartS < b.needStartS; });
+    double freeAt = 0.0;
+    double delay = 0.0;
+    for (const ChunkWindow& w : windows) {
+        if (w.params <= 0.0)
+            continue;
+        const double chunkS = totalS * w.params / totalParams;
+        const int buckets = static_cast<int>(std::clamp(std::ceil(w.params / bucket), 1.0, 4096.0));
+        const double each = chunkS / buckets;
+        for (int k = 0; k < buckets; ++k) {
+            freeAt += each;
+            const double need =
+                w.needStartS + (w.needEndS - w.needStartS) * k / static_cast<double>(buckets);
+            delay = std::max(delay, freeAt - need);
+        }
+    }
+    hiddenS = std::max(0.0, totalS - delay);
+    return delay;
+}
+
+// Time the pipeline's transfers keep a DCI link busy from `fromS` to the end of the pipeline,
+// in the busier direction (the gradient collective needs both).
+double pipelineLinkBusyAfter(const PipelineResult& pipe, Id dciLinkId, double fromS)
+{
+    double busy = 0.0;
+    for (std::size_t i = 0; i < pipe.resources.size(); ++i)
+        if (pipe.resources[i].dciLinkId == dciLinkId)
+            busy = std::max(busy, pipe.resourceBusyAfterS(i, fromS));
+    return busy;
 }
 
 } // namespace
@@ -53,12 +132,19 @@ DataParallelCost dataParallelCost(const Scenario& s, const Parallelism& par,
     const double denseGroup = dp * par.cp;
     const double expertGroup = std::max(1.0, denseGroup / par.ep);
     const int zero = std::max(par.zeroStage, par.distributedOptimizer ? 1 : 0);
+    const double bucket = bucketParams(dp);
+    const LayerParams denseLayer = layerParamsPerGpu(s.workload, par, false);
+    const LayerParams moeLayer = layerParamsPerGpu(s.workload, par, true);
+    const double vocab = vocabParamsPerGpu(s.workload, par);
     DataParallelCost out;
     double worst = -1.0;
     for (int r = 0; r < p; ++r) {
-        const AcceleratorSpec& a = *accel[static_cast<std::size_t>(r)];
+        const auto ri = static_cast<std::size_t>(r);
+        const AcceleratorSpec& a = *accel[ri];
         const EfficiencyParams& eff = a.efficiency;
         const RankParams rp = rankParams(s.workload, par, chunks, p, r);
+        double dciS = 0.0; // the data-parallel collectives' time on the DCI level, if they cross one
+        Id dciLink = -1;
         auto run = [&](auto fn, double bytes, const GroupPath& path, double times) {
             if (path.size() <= 1 || bytes <= 0.0)
                 return 0.0;
@@ -66,6 +152,13 @@ DataParallelCost dataParallelCost(const Scenario& s, const Parallelism& par,
             if (traffic)
                 traffic->add(&path == &pl.dp ? &traffic->groups.dp : &traffic->groups.expertDp,
                              c.bytesPerLevel, c.levels, times);
+            for (int l = 0; l < c.levels; ++l) {
+                const LevelLink& level = path.levels[static_cast<std::size_t>(l)];
+                if (level.linkClass == LinkClass::Dci) {
+                    dciS += times * c.bytesPerLevel[l] / std::max(levelBytesPerS(level, eff), 1.0);
+                    dciLink = level.dciLinkId;
+                }
+            }
             return c.timeS * times;
         };
         // Gradients are reduced in fp32 (Megatron accumulates and all-reduces bf16 models'
@@ -80,54 +173,92 @@ DataParallelCost dataParallelCost(const Scenario& s, const Parallelism& par,
         } else {
             grad = run(hierarchicalReduceScatter, 4.0 * rp.dense, pl.dp, 1.0) +
                    run(hierarchicalReduceScatter, 4.0 * rp.expert, pl.expertDp, 1.0);
+        }
+        const double gradDciS = dciS;
+        if (zero != 0)
             gather = run(hierarchicalAllGather, 2.0 * rp.dense, pl.dp, 1.0) +
                      run(hierarchicalAllGather, 2.0 * rp.expert, pl.expertDp, 1.0);
+
+        // The rank's chunks: when their gradients become final and when they first need their
+        // weights, from the simulated schedule (pipelinesimulator.h).
+        const double params = rp.dense + rp.expert;
+        std::vector<ChunkWindow> windows;
+        for (std::size_t c = ri; c < parts.size(); c += static_cast<std::size_t>(p)) {
+            const ChunkSpec& ch = chunks[c];
+            ChunkWindow w;
+            w.params = ch.denseLayers * (denseLayer.dense + denseLayer.expert) +
+                       ch.moeLayers * (moeLayer.dense + moeLayer.expert) +
+                       (ch.first ? vocab : 0.0) + (ch.last ? vocab : 0.0);
+            // A result without the per-chunk windows (a failed simulation) gives the rank's
+            // end for both: no overlap claimed.
+            const bool known = pipe.gradReadyEndS.size() == parts.size() &&
+                               pipe.gradReadyStartS.size() == parts.size() &&
+                               pipe.firstForwardStartS.size() == parts.size();
+            w.readyStartS = known ? pipe.gradReadyStartS[c] : pipe.finishS[ri];
+            w.readyEndS = known ? pipe.gradReadyEndS[c] : pipe.finishS[ri];
+            w.needStartS = known ? pipe.firstForwardStartS[c] : 0.0;
+            w.needEndS = w.needStartS + parts[c].forwardPass;
+            windows.push_back(w);
         }
-        double forwardWindow = 0.0;
-        double backwardWindow = 0.0;
-        for (std::size_t c = static_cast<std::size_t>(r); c < parts.size();
-             c += static_cast<std::size_t>(p)) {
-            forwardWindow += parts[c].forwardPass;
-            backwardWindow += parts[c].backwardPass;
-        }
+        const double finish = pipe.finishS[ri];
         double exposed = 0.0;
-        double hidden = 0.0;
-        const double tail = lastBucketFraction(rp.dense + rp.expert, dp);
-        // Overlap with the last micro-batch's backward (gradients of earlier micro-batches are
-        // accumulated, not reduced; Megatron --overlap-grad-reduce), except the last bucket.
-        if (par.overlap.dpGradReduce) {
-            const double e = std::max(tail * grad, grad - backwardWindow);
-            exposed += e;
-            hidden += grad - e;
+        double hidden = 0.0; // communication time that runs while the rank computes
+        if (par.overlap.dpGradReduce && params > 0.0) {
+            double busyBefore = 0.0;
+            double done = reduceAsReady(windows, grad, params, bucket, finish, busyBefore);
+            // Capacity: over a DCI link the gradient collective only gets what the pipeline's
+            // transfers leave of the link from the first ready bucket on (both share it).
+            if (gradDciS > 0.0 && !windows.empty()) {
+                double first = windows.front().readyStartS;
+                for (const ChunkWindow& w : windows)
+                    first = std::min(first, w.readyStartS);
+                done = std::max(done, first + gradDciS +
+                                          pipelineLinkBusyAfter(pipe, dciLink, first));
+            }
+            exposed += std::max(0.0, done - pipe.makespanS);
+            hidden += busyBefore;
         } else {
-            exposed += grad;
+            // Reduced after the rank's own last backward (finalize_model_grads): only the
+            // pipeline's drain on the other ranks hides it.
+            double start = finish;
+            if (gradDciS > 0.0)
+                start += pipelineLinkBusyAfter(pipe, dciLink, finish);
+            exposed += std::max(0.0, start + grad - pipe.makespanS);
         }
-        // Weight all-gather under the next iteration's first forward (--overlap-param-gather).
-        if (par.overlap.dpParamGather) {
-            const double e = std::max(tail * gather, gather - forwardWindow);
-            exposed += e;
-            hidden += gather - e;
+        if (par.overlap.dpParamGather && params > 0.0) {
+            double gatherHidden = 0.0;
+            exposed += gatherBeforeUse(windows, gather, params, bucket, gatherHidden);
+            hidden += gatherHidden;
         } else {
             exposed += gather;
         }
         if (zero >= 3) {
             // ZeRO-3 gathers weights before each micro-batch's forward and backward,
             // prefetched under the compute of that pass (Rajbhandari et al. 2020, section 5.3).
+            double forwardWindow = 0.0;
+            double backwardWindow = 0.0;
+            for (std::size_t c = ri; c < parts.size(); c += static_cast<std::size_t>(p)) {
+                forwardWindow += parts[c].forwardPass;
+                backwardWindow += parts[c].backwardPass;
+            }
             const double z3 =
                 run(hierarchicalAllGather, 2.0 * (rp.dense + rp.expert), pl.dp, 2.0 * m);
             const double busy = m * (forwardWindow + backwardWindow);
             exposed += std::max(0.0, z3 - busy);
             hidden += std::min(z3, busy);
         }
-        // Later ranks finish the pipeline early (1F1B drains towards rank 0): their
-        // reduction starts while earlier ranks still compute.
-        const double slack =
-            std::max(0.0, pipe.makespanS - pipe.finishS[static_cast<std::size_t>(r)]);
-        const double rankExposed = std::max(0.0, exposed - slack);
-        const double interference = eff.commInterference * hidden;
-        if (rankExposed + interference > worst) {
-            worst = rankExposed + interference;
-            out.exposedS = rankExposed;
+        if (dciS > 0.0) {
+            // Capacity per direction over the whole iteration: the pipeline's transfers and
+            // the data-parallel collectives share the DCI link (every group crossing it runs at
+            // once, so dciS is the link's time), and no overlap makes the link carry more than
+            // its capacity: the pipeline's span plus what is exposed covers both.
+            const double linkS = pipelineLinkBusyAfter(pipe, dciLink, 0.0) + dciS;
+            exposed = std::max(exposed, linkS - pipe.makespanS);
+        }
+        const double interference = eff.dpCommInterference * hidden;
+        if (exposed + interference > worst) {
+            worst = exposed + interference;
+            out.exposedS = exposed;
             out.interferenceS = interference;
             out.gradientS = grad + gather;
         }

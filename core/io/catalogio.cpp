@@ -42,6 +42,8 @@ void readAccelerator(ObjectReader& r, AcceleratorSpec& a)
         e.number(keys::kGemmHalfDim, p.gemmHalfDim, kOpt, kNonNegativeNumber);
         e.number(keys::kMemoryBound, p.memoryBoundEfficiency, kOpt, kFraction);
         e.number(keys::kCommInterference, p.commInterference, kOpt, kProbability);
+        e.number(keys::kDpCommInterference, p.dpCommInterference, kOpt, kProbability);
+        e.number(keys::kEpCommInterference, p.epCommInterference, kOpt, kProbability);
         e.number(keys::kKernelOverheadS, p.kernelOverheadS, kOpt, kLatencyS);
         e.number(keys::kScaleUpBusEfficiency, p.scaleUpBusEfficiency, kOpt, kFraction);
         e.number(keys::kScaleOutBusEfficiency, p.scaleOutBusEfficiency, kOpt, kFraction);
@@ -151,6 +153,8 @@ Json catalogToJson(const Catalog& c)
                                      {keys::kGemmHalfDim, e.gemmHalfDim},
                                      {keys::kMemoryBound, e.memoryBoundEfficiency},
                                      {keys::kCommInterference, e.commInterference},
+                                     {keys::kDpCommInterference, e.dpCommInterference},
+                                     {keys::kEpCommInterference, e.epCommInterference},
                                      {keys::kKernelOverheadS, e.kernelOverheadS},
                                      {keys::kScaleUpBusEfficiency, e.scaleUpBusEfficiency},
                                      {keys::kScaleOutBusEfficiency, e.scaleOutBusEfficiency}}},

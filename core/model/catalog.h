@@ -16,7 +16,14 @@ struct EfficiencyParams
     double gemmPeakEfficiency = 0.8;     // achievable fraction of peak for large GEMMs
     double gemmHalfDim = 512.0;          // GEMM inner/outer size at which efficiency halves
     double memoryBoundEfficiency = 0.7;  // achieved fraction of HBM bandwidth for element-wise
-    double commInterference = 0.05;      // compute slowdown while overlapped comm runs
+    // Compute slowdown per second of communication hidden under it, per traffic kind: the
+    // kernels share SMs and HBM with NCCL (Rashidi et al. 2021, ASTRA-sim 2.0; Isaev et al.
+    // 2023, Calculon, section 3.4). TP/CP collectives run on NVLink with many SMs and HBM
+    // traffic per byte; DP and EP traffic leave through the NICs with fewer SMs, so each kind
+    // is fitted on the runs that overlap it.
+    double commInterference = 0.05;      // TP and CP traffic (scale-up)
+    double dpCommInterference = 0.05;    // gradient reduction and weight all-gather
+    double epCommInterference = 0.05;    // expert all-to-all
     double kernelOverheadS = 5e-6;       // fixed launch/sync overhead per kernel
     // Achieved NCCL bus bandwidth over link bandwidth, from nccl-tests rather than the tuning
     // set: all_reduce_perf on 8 GPUs of one DGX A100 reaches ~230 GB/s of 300 GB/s NVLink
