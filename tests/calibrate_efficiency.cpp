@@ -12,8 +12,9 @@
 //   comm_interference     compute slowdown per second of TP/CP traffic hidden under it
 //   dp_comm_interference  the same for gradient reduction / weight all-gather
 //   ep_comm_interference  the same for expert all-to-all
-// Objective: the lowest mean absolute iteration-time error; among candidates within 0.05
-// percentage points of it, the lowest largest error. Coordinate descent: each fitted parameter
+// Objective: the lowest mean absolute iteration-time error among candidates whose largest
+// error is within test_validation's bound (10%); among candidates within 0.05 percentage
+// points of it, the lowest largest error. Coordinate descent: each fitted parameter
 // in turn over a grid on its physical range, then the grid refined around the best point,
 // until no parameter moves. The result goes into resources/catalog.json by hand, with the
 // command and the resulting errors in the accelerator's `source` string.
@@ -58,7 +59,7 @@ struct Param
 const Param kParams[] = {
     {"gemm_peak", &EfficiencyParams::gemmPeakEfficiency, 0.40, 1.00, 0.02},
     {"gemm_half_dim", &EfficiencyParams::gemmHalfDim, 0.0, 256.0, 8.0},
-    {"memory_bound", &EfficiencyParams::memoryBoundEfficiency, 0.40, 1.00, 0.03},
+    {"memory_bound", &EfficiencyParams::memoryBoundEfficiency, 0.40, 0.95, 0.03},
     {"comm_interference", &EfficiencyParams::commInterference, 0.0, 1.0, 0.05},
     {"dp_comm_interference", &EfficiencyParams::dpCommInterference, 0.0, 1.0, 0.05},
     {"ep_comm_interference", &EfficiencyParams::epCommInterference, 0.0, 1.0, 0.05},
@@ -86,7 +87,7 @@ std::vector<double> errors(std::vector<Case>& cases, const EfficiencyParams& p,
         lean.warnings = evs != nullptr;
         lean.billOfMaterials = false;
         lean.attribution = evs != nullptr;
-        Evaluation ev = evaluate(sc, builtinCatalog(), lean);
+        Evaluation ev = evaluate(sc, builtinCatalog().mergedWith(sc.catalogOverrides), lean);
         err[i] = ev.ok ? ev.iterationTimeS / cases[i].measured - 1.0 : 1e3;
         if (evs)
             (*evs)[i] = std::move(ev);
@@ -105,8 +106,13 @@ Score score(std::vector<Case>& cases, const EfficiencyParams& p)
     return s;
 }
 
+// Largest error test_validation accepts; a candidate beyond it loses to any within it.
+constexpr double kLargestBound = 0.10;
+
 bool better(const Score& a, const Score& b)
 {
+    if ((a.max <= kLargestBound) != (b.max <= kLargestBound))
+        return a.max <= kLargestBound;
     if (a.mean < b.mean - 5e-4)
         return true;
     return a.mean <= b.mean + 5e-4 && a.max < b.max;
@@ -184,11 +190,6 @@ int main(int argc, char** argv)
                 if (run.accelerator != accel)
                     continue;
                 RunScenario rs = scenarioForRun(run, builtinCatalog());
-                if (!rs.ok()) {
-                    std::fprintf(stderr, "%s: skipped (%s)\n", run.id.c_str(),
-                                 rs.error.c_str());
-                    continue;
-                }
                 cases.push_back({run.id, std::move(rs.scenario), run.measuredIterationS});
             }
         }

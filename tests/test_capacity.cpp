@@ -142,6 +142,9 @@ void TestCapacity::everyScheduleConservesCapacity()
     s.schedule.extraInFlightAtDci = extra;
     if (!scheduleTraits(s.schedule.kind).interleaved)
         s.parallelism.virtualStages = 1;
+    // DualPipe needs at least 2p micro-batches (dualpipe.py asserts it): twice the batch.
+    if (s.schedule.kind == ScheduleKind::DualPipe)
+        s.workload.globalBatch *= 2;
     for (DciLink& link : s.topology.links)
         link.wavelengths = wavelengths;
     const Evaluation ev = evaluate(s);

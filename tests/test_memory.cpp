@@ -126,6 +126,11 @@ void TestMemory::inFlight_data()
     QTest::newRow("interleaved rank0") << inter << 8 << 3 << 64 << 0 << (14.0 + 16.0 + 1.0) / 3;
     QTest::newRow("zb-h1") << int(ScheduleKind::ZeroBubbleH1) << 4 << 1 << 16 << 1 << 3.0;
     QTest::newRow("zb-h2") << int(ScheduleKind::ZeroBubbleH2) << 4 << 1 << 16 << 0 << 7.0;
+    // DeepSeek-V3 report Table 2: PP + 1 chunk activations, in micro-batches of the rank's two
+    // chunks (two copies of the weights, 2x parameters): (16 + 1) / 2.
+    QTest::newRow("dualpipe") << int(ScheduleKind::DualPipe) << 16 << 2 << 120 << 5 << 8.5;
+    QCOMPARE(chunksPerRank(ScheduleKind::DualPipe, 1), 2);
+    QCOMPARE(scheduleTraits(ScheduleKind::DualPipe).modelCopies, 2);
 }
 
 void TestMemory::inFlight()

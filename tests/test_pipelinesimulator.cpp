@@ -4,6 +4,7 @@
 #include "pipeline/pipelinesimulator.h"
 
 #include "model/scheduletraits.h"
+#include "pipeline/pipelineschedules.h"
 
 #include <QTest>
 
@@ -52,6 +53,8 @@ const char* name(ScheduleKind k)
         return "zb-h1";
     case ScheduleKind::ZeroBubbleH2:
         return "zb-h2";
+    case ScheduleKind::DualPipe:
+        return "dualpipe";
     }
     return "?";
 }
@@ -128,6 +131,12 @@ private slots:
     void traitsInFlightMatchSimulatedPeak_data();
     void traitsInFlightMatchSimulatedPeak();
     void traitsTableNamesEverySchedule();
+    void dualPipeMatchesReportTable_data();
+    void dualPipeMatchesReportTable();
+    void dualPipeOpOrder();
+    void dualPipeRejectsOddShapes_data();
+    void dualPipeRejectsOddShapes();
+    void dualPipeNoDeadlock();
 };
 
 // ------------------------------------------------------------------ closed forms
@@ -915,8 +924,11 @@ void TestPipelineSimulator::traitsInFlightMatchSimulatedPeak_data()
     for (const ScheduleTraits& t : allScheduleTraits())
         for (int p : {2, 4, 8})
             for (int m : {4, 8, 16, 32})
-                for (int v : t.interleaved ? std::vector<int>{2, 3} : std::vector<int>{1}) {
+                for (int v : t.interleaved ? std::vector<int>{2, 3}
+                                           : std::vector<int>{chunksPerRank(t.kind, 1)}) {
                     if (t.interleaved && m % p != 0)
+                        continue;
+                    if (t.modelCopies == 2 && m < 2 * p) // DualPipe: m >= 2p
                         continue;
                     const std::string name = std::string(t.key) + " p" + std::to_string(p) + " v" +
                                              std::to_string(v) + " m" + std::to_string(m);
@@ -944,7 +956,10 @@ void TestPipelineSimulator::traitsInFlightMatchSimulatedPeak()
     for (int rank = 0; rank < p; ++rank) {
         const int formula =
             static_cast<int>(std::ceil(inFlightMicroBatches(spec.schedule, p, v, m, rank) - 1e-9));
-        const int deferredW = spec.schedule == ScheduleKind::ZeroBubbleH2 ? 2 * rank : rank;
+        // DualPipe's formula (the report's PP + 1) already counts what its W's hold.
+        const int deferredW = spec.schedule == ScheduleKind::ZeroBubbleH2 ? 2 * rank
+                              : spec.schedule == ScheduleKind::DualPipe   ? 0
+                                                                          : rank;
         const int expected = traits.splitsWeightGrad ? std::min(m, formula + deferredW) : formula;
         QCOMPARE(r.peakInFlight[static_cast<std::size_t>(rank)], expected);
     }
@@ -958,7 +973,219 @@ void TestPipelineSimulator::traitsTableNamesEverySchedule()
         QCOMPARE(scheduleKindFromString(std::string(t.key)), std::optional<ScheduleKind>(t.kind));
         QVERIFY(!t.displayName.empty() && !t.source.empty());
     }
-    QCOMPARE(count, static_cast<int>(ScheduleKind::ZeroBubbleH2) + 1);
+    QCOMPARE(count, static_cast<int>(ScheduleKind::DualPipe) + 1);
+}
+
+namespace {
+
+// DualPipe with uniform chunks: f forward, b full backward, w of it the weight gradient, for
+// each of the 2p chunks (chunk p + s repeats stage s on rank p - 1 - s).
+PipelineSpec dualPipe(int p, int m, double f, double b, double w)
+{
+    PipelineSpec s;
+    s.schedule = ScheduleKind::DualPipe;
+    s.stages = p;
+    s.virtualStages = 2;
+    s.microBatches = m;
+    const auto n = static_cast<std::size_t>(2 * p);
+    s.forwardS.assign(n, f);
+    s.backwardS.assign(n, b);
+    s.weightGradS.assign(n, w);
+    s.recordTimeline = false;
+    return s;
+}
+
+// Most (chunk, micro-batch) activations a rank holds, counted from its op order: an F takes
+// one, a full backward or a W gives it back.
+std::vector<int> chunkActivationPeaks(const PipelineSpec& spec)
+{
+    const RankOrders o = buildRankOrders(spec);
+    std::vector<int> peaks;
+    for (int r = 0; r < spec.stages; ++r) {
+        int held = 0;
+        int peak = 0;
+        for (int i = o.begin[static_cast<std::size_t>(r)];
+             i < o.begin[static_cast<std::size_t>(r) + 1]; ++i) {
+            const PipelineOp& op = o.ops[static_cast<std::size_t>(i)];
+            if (op.kind == PipelineOpKind::Forward)
+                peak = std::max(peak, ++held);
+            else if (op.kind == PipelineOpKind::WeightGrad ||
+                     (op.kind == PipelineOpKind::Backward && op.fullBackward))
+                --held;
+        }
+        peaks.push_back(peak);
+    }
+    return peaks;
+}
+
+} // namespace
+
+void TestPipelineSimulator::dualPipeMatchesReportTable_data()
+{
+    QTest::addColumn<int>("p");
+    QTest::addColumn<int>("m");
+    QTest::addColumn<double>("f");
+    for (int p : {2, 4, 8, 16})
+        for (int m : {2 * p, 2 * p + 2, 4 * p, 40})
+            for (double f : {1.0, 2.5})
+                QTest::addRow("p=%d m=%d F=%g", p, m, f) << p << m << f;
+}
+
+// DeepSeek-V3 report Table 2, DualPipe: bubble (PP/2 - 1)(F&B + B - 3W), activations PP + 1,
+// with B the full backward and F&B an overlapped forward-backward pair, here F + B (the pair
+// runs both ops back to back; the EP all-to-all hiding is in the chunk times). Exact with the
+// zero-bubble paper's uniform costs, T_F = T_B(input) = T_W: F = f, B = 2f, W = f. Every rank
+// idles that long (the schedule is symmetric), compute m (F + B) per rank.
+void TestPipelineSimulator::dualPipeMatchesReportTable()
+{
+    QFETCH(int, p);
+    QFETCH(int, m);
+    QFETCH(double, f);
+    const double b = 2.0 * f;
+    const double w = f;
+    const PipelineSpec spec = dualPipe(p, m, f, b, w);
+    const PipelineResult r = run(spec);
+    QVERIFY(r.ok);
+    const double bubble = (p / 2.0 - 1.0) * ((f + b) + b - 3.0 * w);
+    for (int rank = 0; rank < p; ++rank) {
+        COMPARE_REL(r.busyS[static_cast<std::size_t>(rank)], m * (f + b));
+        COMPARE_REL(r.idleS[static_cast<std::size_t>(rank)], bubble);
+    }
+    COMPARE_REL(r.makespanS, m * (f + b) + bubble);
+    // Against 1F1B (p - 1)(F + B) and ZB-H1 (p - 1)(F + B - 2W) on the same p and m.
+    if (p > 2) {
+        QVERIFY(bubble < (p - 1) * (f + b - 2.0 * w));
+        const PipelineResult zb = run(uniform(ScheduleKind::ZeroBubbleH1, p, 1, m, f, b));
+        QVERIFY(r.makespanS < zb.makespanS);
+    }
+    // Activations: PP + 1 chunk activations on every rank; the simulator reports them in
+    // micro-batches of the rank's 2 chunks, rounded up.
+    for (int peak : chunkActivationPeaks(spec))
+        QCOMPARE(peak, p + 1);
+    for (int rank = 0; rank < p; ++rank)
+        QCOMPARE(r.peakInFlight[static_cast<std::size_t>(rank)], p / 2 + 1);
+}
+
+// The op order of dualpipe.py for p = 4, m = 8, rank 0 (h = 0, phase 0 down, chunk 0, phase
+// 1 up, chunk 7; up micro-batches numbered 4..7) and rank 1 (middle rank, h = 1).
+void TestPipelineSimulator::dualPipeOpOrder()
+{
+    const RankOrders o = buildRankOrders(dualPipe(4, 8, 1.0, 2.0, 1.0));
+    QCOMPARE(o.chainLength, 4);
+    QCOMPARE(o.chunkRank, (std::vector<int>{0, 1, 2, 3, 3, 2, 1, 0}));
+    const auto text = [&](int rank) {
+        std::string out;
+        for (int i = o.begin[static_cast<std::size_t>(rank)];
+             i < o.begin[static_cast<std::size_t>(rank) + 1]; ++i) {
+            const PipelineOp& op = o.ops[static_cast<std::size_t>(i)];
+            out += op.kind == PipelineOpKind::Forward    ? "F"
+                   : op.kind == PipelineOpKind::Backward ? (op.fullBackward ? "B" : "b")
+                                                         : "W";
+            out += std::to_string(op.chunk) + "." + std::to_string(op.microBatch);
+            out += op.pairedWithNext ? "&" : " ";
+        }
+        return out;
+    };
+    // Steps 1-8 of dualpipe.py; "&" joins an overlapped pair, "b" is B without its W.
+    QCOMPARE(text(0), std::string("F0.0 F0.1 F0.2 F7.4 b7.4 W7.4 F7.5 F0.3&B7.5 F7.6&B0.0 "
+                                  "B7.6 F7.7&B0.1 B7.7 b0.2 W0.2 b0.3 W0.3 "));
+    // The middle rank runs its first F0 and B1 apart ("to further reduce bubble size").
+    QCOMPARE(text(1), std::string("F1.0 F6.4 F1.1 F6.5 F1.2 B6.4 F6.6&B1.0 F1.3&B6.5 "
+                                  "F6.7&B1.1 B6.6 B1.2 b6.7 b1.3 W6.7 W1.3 "));
+    // Ranks p - 1 - r mirror ranks r with the copies swapped.
+    QCOMPARE(text(3).substr(0, 20), std::string("F4.4 F4.5 F4.6 F3.0 "));
+}
+
+void TestPipelineSimulator::dualPipeRejectsOddShapes_data()
+{
+    QTest::addColumn<PipelineSpec>("spec");
+    QTest::addRow("odd p") << dualPipe(3, 12, 1.0, 2.0, 1.0);
+    QTest::addRow("odd m") << dualPipe(4, 9, 1.0, 2.0, 1.0);
+    QTest::addRow("m < 2p") << dualPipe(4, 6, 1.0, 2.0, 1.0);
+    PipelineSpec s = dualPipe(4, 8, 1.0, 2.0, 1.0);
+    s.virtualStages = 1;
+    s.forwardS.resize(4);
+    s.backwardS.resize(4);
+    s.weightGradS.resize(4);
+    QTest::addRow("one chunk per rank") << s;
+}
+
+void TestPipelineSimulator::dualPipeRejectsOddShapes()
+{
+    QFETCH(PipelineSpec, spec);
+    const PipelineResult r = simulatePipeline(spec);
+    QVERIFY(!r.ok);
+    QVERIFY2(r.error.find("DualPipe") != std::string::npos, r.error.c_str());
+}
+
+// Every even p and m >= 2p runs to the end with uneven chunks and transfers; each op starts
+// after its inputs (its own chain's neighbour, the pair's both inputs) and no rank runs two
+// ops at once; the weight gradients of every chunk become final.
+void TestPipelineSimulator::dualPipeNoDeadlock()
+{
+    int cases = 0;
+    for (int p : {2, 4, 6, 8, 10, 16})
+        for (int m = 2 * p; m <= 4 * p + 6; m += 2)
+            for (double send : {0.0, 0.3}) {
+                PipelineSpec s = dualPipe(p, m, 1.0, 2.0, 1.0);
+                for (int c = 0; c < 2 * p; ++c) {
+                    s.forwardS[static_cast<std::size_t>(c)] = 0.5 + 0.25 * ((c * 5) % 3);
+                    s.backwardS[static_cast<std::size_t>(c)] = 1.0 + 0.5 * ((c * 3) % 4);
+                    s.weightGradS[static_cast<std::size_t>(c)] = 0.4 * (1.0 + 0.5 * ((c * 3) % 4));
+                }
+                s.sendS.assign(static_cast<std::size_t>(2 * p - 1), send);
+                s.recordTimeline = true;
+                const PipelineResult r = simulatePipeline(s);
+                ++cases;
+                QVERIFY2(r.ok, qPrintable(QStringLiteral("p=%1 m=%2: %3")
+                                              .arg(p)
+                                              .arg(m)
+                                              .arg(QString::fromStdString(r.error))));
+                std::map<std::tuple<int, int, int>, std::pair<double, double>> at;
+                std::vector<std::vector<std::pair<double, double>>> byRank(
+                    static_cast<std::size_t>(p));
+                const std::vector<int> ranks = chunkRanks(ScheduleKind::DualPipe, p, 2);
+                for (const TimelineBlock& b : r.timeline) {
+                    if (b.kind == BlockKind::Send)
+                        continue;
+                    // Local chunk 0 of rank r is chunk r, local chunk 1 is 2p - 1 - r.
+                    const int chunk = b.chunk == 0 ? b.stage : 2 * p - 1 - b.stage;
+                    QCOMPARE(ranks[static_cast<std::size_t>(chunk)], b.stage);
+                    at[{static_cast<int>(b.kind), chunk, b.microBatch}] = {b.startS, b.endS};
+                    byRank[static_cast<std::size_t>(b.stage)].push_back({b.startS, b.endS});
+                }
+                std::map<int, int> count;
+                for (const auto& entry : at)
+                    ++count[std::get<0>(entry.first)];
+                QCOMPARE(count[static_cast<int>(BlockKind::Forward)], p * m); // 2p chunks, m/2
+                QCOMPARE(count[static_cast<int>(BlockKind::Backward)], p * m);
+                const auto fwd = static_cast<int>(BlockKind::Forward);
+                const auto bwd = static_cast<int>(BlockKind::Backward);
+                const auto endOf = [&at](int k, int c, int j) {
+                    const auto it = at.find({k, c, j});
+                    return it == at.end() ? std::numeric_limits<double>::quiet_NaN()
+                                          : it->second.second;
+                };
+                for (const auto& [key, span] : at) {
+                    const auto [k, c, j] = key;
+                    const double start = span.first + 1e-12;
+                    QCOMPARE(c < p, j < m / 2); // down copy: the first half of the micro-batches
+                    if (k == fwd && c % p > 0)
+                        QVERIFY(start >= endOf(fwd, c - 1, j) + send);
+                    if (k == bwd && c % p < p - 1)
+                        QVERIFY(start >= endOf(bwd, c + 1, j) + send);
+                    if (k == bwd)
+                        QVERIFY(start >= endOf(fwd, c, j));
+                }
+                for (auto& spans : byRank) {
+                    std::sort(spans.begin(), spans.end());
+                    for (std::size_t i = 1; i < spans.size(); ++i)
+                        QVERIFY(spans[i].first + 1e-12 >= spans[i - 1].second);
+                }
+                for (double end : r.gradReadyEndS)
+                    QVERIFY(end > 0.0);
+            }
+    QVERIFY(cases > 50);
 }
 
 QTEST_APPLESS_MAIN(TestPipelineSimulator)

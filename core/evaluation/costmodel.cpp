@@ -9,6 +9,7 @@
 #include "model/scheduletraits.h"
 #include "model/shapecheck.h"
 #include "network/topologymodel.h"
+#include "pipeline/pipelineschedules.h"
 
 #include <algorithm>
 #include <cmath>
@@ -66,6 +67,7 @@ bool adjustSchedule(const Scenario& s, Parallelism& par, ScheduleKind& kind,
                     std::vector<Warning>& warnings)
 {
     bool changed = false;
+    // DualPipe fixes its 2 chunks per rank itself (chunksPerRank); the scenario's v stays 1.
     if (par.virtualStages > 1 && kind != ScheduleKind::Interleaved1F1B) {
         warnings.push_back({WarningCode::VirtualStagesIgnored,
                             fmt("%.0f virtual stages need the interleaved 1F1B schedule; "
@@ -145,10 +147,13 @@ Evaluation evaluate(const Scenario& scenario, const Catalog& catalog,
     ctx.par = s.parallelism;
     ctx.kind = kind;
     ctx.p = ctx.par.pp;
-    ctx.v = ctx.par.virtualStages;
+    ctx.v = chunksPerRank(kind, ctx.par.virtualStages); // DualPipe: 2 (section 3.2.1)
     ctx.nChunks = ctx.p * ctx.v;
+    ctx.chunkRank = chunkRanks(kind, ctx.p, ctx.v);
     ctx.dp = dataParallel(s);
     ctx.m = static_cast<int>(microBatchesPerIteration(s));
+    // DualPipe: each of the two model copies runs half the micro-batches.
+    ctx.chunkMicroBatches = ctx.m / scheduleTraits(kind).modelCopies;
     // The shape check bounds the GPUs placed; the product is checked all the same, as every
     // product of degrees is (model/checkedmath.h).
     const auto gpus = checkedProduct(ctx.dp, ctx.par.tp, ctx.par.cp, ctx.p);

@@ -10,14 +10,14 @@
 namespace archipelago::core {
 
 RankParams rankParams(const Workload& w, const Parallelism& par,
-                      const std::vector<ChunkSpec>& chunks, int pp, int rank)
+                      const std::vector<ChunkSpec>& chunks, int, int rank)
 {
     const LayerParams dense = layerParamsPerGpu(w, par, false);
     const LayerParams moe = layerParamsPerGpu(w, par, true);
     RankParams out;
-    for (std::size_t c = static_cast<std::size_t>(rank); c < chunks.size();
-         c += static_cast<std::size_t>(pp)) {
-        const ChunkSpec& ch = chunks[c];
+    for (const ChunkSpec& ch : chunks) {
+        if (ch.rank != rank) // DualPipe holds chunks r and 2p - 1 - r
+            continue;
         out.dense += ch.denseLayers * dense.dense + ch.moeLayers * moe.dense;
         out.expert += ch.moeLayers * moe.expert;
         if (ch.first)
@@ -183,8 +183,10 @@ DataParallelCost dataParallelCost(const Scenario& s, const Parallelism& par,
         // weights, from the simulated schedule (pipelinesimulator.h).
         const double params = rp.dense + rp.expert;
         std::vector<ChunkWindow> windows;
-        for (std::size_t c = ri; c < parts.size(); c += static_cast<std::size_t>(p)) {
+        for (std::size_t c = 0; c < parts.size(); ++c) {
             const ChunkSpec& ch = chunks[c];
+            if (ch.rank != r)
+                continue;
             ChunkWindow w;
             w.params = ch.denseLayers * (denseLayer.dense + denseLayer.expert) +
                        ch.moeLayers * (moeLayer.dense + moeLayer.expert) +
@@ -237,7 +239,9 @@ DataParallelCost dataParallelCost(const Scenario& s, const Parallelism& par,
             // prefetched under the compute of that pass (Rajbhandari et al. 2020, section 5.3).
             double forwardWindow = 0.0;
             double backwardWindow = 0.0;
-            for (std::size_t c = ri; c < parts.size(); c += static_cast<std::size_t>(p)) {
+            for (std::size_t c = 0; c < parts.size(); ++c) {
+                if (chunks[c].rank != r)
+                    continue;
                 forwardWindow += parts[c].forwardPass;
                 backwardWindow += parts[c].backwardPass;
             }

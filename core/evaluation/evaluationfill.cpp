@@ -27,7 +27,7 @@ void fillMemory(const Scenario& s, const Parallelism& par, ScheduleKind kind,
                 bool warnings)
 {
     const int p = par.pp;
-    const int v = par.virtualStages;
+    const int v = chunksPerRank(kind, par.virtualStages); // DualPipe: 2
     const int m = static_cast<int>(microBatchesPerIteration(s));
     const double dp = static_cast<double>(dataParallel(s));
     // The cross-DC-aware schedule runs extra micro-batches ahead on every rank up to the last
@@ -46,8 +46,11 @@ void fillMemory(const Scenario& s, const Parallelism& par, ScheduleKind kind,
         StageMemoryInput in;
         in.rank = r;
         in.pp = p;
-        for (std::size_t c = static_cast<std::size_t>(r); c < chunks.size();
-             c += static_cast<std::size_t>(p)) {
+        // DualPipe: chunks r and 2p - 1 - r, two copies of the weights (DeepSeek-V3 report
+        // Table 2: 2x parameters); its in-flight count is in micro-batches of both chunks.
+        for (std::size_t c = 0; c < chunks.size(); ++c) {
+            if (chunks[c].rank != r)
+                continue;
             in.layers += chunks[c].denseLayers + chunks[c].moeLayers;
             in.moeLayers += chunks[c].moeLayers;
             in.first = in.first || chunks[c].first;

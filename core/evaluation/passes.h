@@ -57,12 +57,15 @@ struct EvaluationContext
     int v = 1;       // virtual stages per rank
     int nChunks = 1; // p * v
     int m = 1;       // micro-batches per iteration
+    // Micro-batches through each chunk: m, or m / 2 for DualPipe's two model copies.
+    int chunkMicroBatches = 1;
+    std::vector<int> chunkRank; // per chunk, the rank that holds it (pipeline/pipelineschedules.h)
     std::int64_t dp = 1;
 
     // 1. placement
     PlacementAnalysis placement;
     std::vector<const AcceleratorSpec*> accel; // per pipeline rank
-    std::vector<ChunkSpec> chunks;             // per model chunk, c = j*p + r
+    std::vector<ChunkSpec> chunks;             // per model chunk, on rank chunkRank[c]
 
     // 2. stage cost
     std::vector<ChunkParts> parts; // per chunk, per micro-batch

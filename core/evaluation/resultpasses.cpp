@@ -17,15 +17,16 @@ namespace archipelago::core {
 void breakdownPass(EvaluationContext& ctx)
 {
     const int p = ctx.p;
-    const int m = ctx.m;
+    const int m = ctx.chunkMicroBatches; // through each chunk (DualPipe: half of ctx.m)
     const Workload& w = ctx.s.workload;
     Evaluation& ev = ctx.ev;
     int busiest = 0;
     double busiestS = -1.0;
     for (int r = 0; r < p; ++r) {
         double busy = 0.0;
-        for (int c = r; c < ctx.nChunks; c += p)
-            busy += ctx.parts[static_cast<std::size_t>(c)].total() * m;
+        for (int c = 0; c < ctx.nChunks; ++c)
+            if (ctx.chunkRank[static_cast<std::size_t>(c)] == r)
+                busy += ctx.parts[static_cast<std::size_t>(c)].total() * m;
         if (busy > busiestS) {
             busiestS = busy;
             busiest = r;
@@ -33,7 +34,9 @@ void breakdownPass(EvaluationContext& ctx)
     }
     ctx.busiestS = busiestS;
     Breakdown& bd = ev.breakdown;
-    for (int c = busiest; c < ctx.nChunks; c += p) {
+    for (int c = 0; c < ctx.nChunks; ++c) {
+        if (ctx.chunkRank[static_cast<std::size_t>(c)] != busiest)
+            continue;
         const ChunkParts& cp = ctx.parts[static_cast<std::size_t>(c)];
         bd.forwardS += cp.forward * m;
         bd.backwardS += cp.backward * m;

@@ -56,7 +56,7 @@ void expose(double comm, bool overlap, double window, double interferenceFactor,
 
 ChunkParts chunkCost(const Workload& w, const Parallelism& par, const PlacementAnalysis& pl,
                      const AcceleratorSpec& accel, const ChunkSpec& chunk, double microBatches,
-                     TrafficTally* traffic)
+                     TrafficTally* traffic, bool pairedPasses)
 {
     const EfficiencyParams& eff = accel.efficiency;
     const double t = std::max(1, par.tp);
@@ -106,6 +106,13 @@ ChunkParts chunkCost(const Workload& w, const Parallelism& par, const PlacementA
                               n * microBatches * passes, traffic);
         }
         const double expertWindow = lc.forwardS - lc.attentionCoreS;
+        // EP all-to-all: under the layer's own expert compute when overlapped (ep_comm); in a
+        // paired schedule the dispatch and combine of one micro-batch's forward run under the
+        // backward computation of another and the other way round, so the whole of the other
+        // pass is the window (DeepSeek-AI 2024, DeepSeek-V3 section 3.2.1, Figure 4).
+        const bool epOverlap = ov.epComm || pairedPasses;
+        const double epForwardWindow = pairedPasses ? lc.backwardS : expertWindow;
+        const double epBackwardWindow = pairedPasses ? lc.forwardS : 2.0 * expertWindow;
         // TP overlap (overlap.tpComm: Megatron --tp-comm-overlap, Transformer Engine's
         // userbuffers; MegaScale section 3.2): each collective is cut into chunks pipelined
         // with the GEMM it feeds or follows, so it hides under that GEMM's time and no more:
@@ -121,18 +128,19 @@ ChunkParts chunkCost(const Workload& w, const Parallelism& par, const PlacementA
         // Forward pass.
         exposeTp(1.0, ov.tpComm, 1.0, one);
         expose(c.cp, ov.cpComm, lc.attentionCoreS, eff.commInterference, one.cp, one.interference);
-        expose(c.ep, ov.epComm, expertWindow, eff.commInterference, one.ep, one.interference);
+        expose(c.ep, epOverlap, epForwardWindow, eff.epCommInterference, one.ep, one.interference);
         const ChunkParts fwd = one;
         // Backward pass: the collectives of the column-parallel layers' input gradients (and,
         // with SP, the re-gather of their inputs) run asynchronously under the weight-gradient
         // GEMMs (Megatron-LM --async-tensor-model-parallel-allreduce, default since 2021;
-        // Korthikanti et al. 2022 section 4.2.2), so backward TP communication hides under
-        // half of the backward compute without overlap.tpComm; with it every backward
+        // Korthikanti et al. 2022 section 4.2.2): the only GEMMs they can hide under are the
+        // weight gradients of those column-parallel layers (QKV and fc1: as many FLOPs as their
+        // forward), so that is the window without overlap.tpComm; with it every backward
         // collective pipelines with its data- or weight-gradient GEMM (twice the forward
         // GEMMs; never less hidden than the asynchronous default). A recomputed forward
         // exposes its collectives like the first forward.
         ChunkParts backwardTp;
-        expose(c.tp(), true, 0.5 * lc.backwardS, eff.commInterference, backwardTp.tp,
+        expose(c.tp(), true, lc.columnGemmS, eff.commInterference, backwardTp.tp,
                backwardTp.interference);
         if (ov.tpComm) {
             ChunkParts pipelined;
@@ -145,7 +153,7 @@ ChunkParts chunkCost(const Workload& w, const Parallelism& par, const PlacementA
         exposeTp(passes - 2.0, ov.tpComm, 1.0, one);
         expose(c.cp * passes, ov.cpComm, 3.0 * lc.attentionCoreS, eff.commInterference, one.cp,
                one.interference);
-        expose(c.ep * (passes - 1.0), ov.epComm, 2.0 * expertWindow, eff.commInterference, one.ep,
+        expose(c.ep * (passes - 1.0), epOverlap, epBackwardWindow, eff.epCommInterference, one.ep,
                one.interference);
         out.forward += n * lc.forwardS;
         out.backward += n * lc.backwardS;

@@ -51,12 +51,16 @@ struct ChunkSpec
     int moeLayers = 0;
     bool first = false; // chunk 0: embedding
     bool last = false;  // last chunk: logits and loss
+    int rank = 0;       // the pipeline rank that holds it (pipeline/pipelineschedules.h)
 };
 
 // Costs one chunk on an accelerator, per micro-batch; `microBatches` per iteration scale the
-// traffic tally (nullptr skips traffic accounting).
+// traffic tally (nullptr skips traffic accounting). `pairedPasses`: the schedule runs each
+// forward beside another micro-batch's backward on the same rank (DualPipe), so the expert
+// all-to-all of one hides under the other's compute.
 ChunkParts chunkCost(const Workload& workload, const Parallelism& par,
                      const PlacementAnalysis& placement, const AcceleratorSpec& accel,
-                     const ChunkSpec& chunk, double microBatches, TrafficTally* traffic);
+                     const ChunkSpec& chunk, double microBatches, TrafficTally* traffic,
+                     bool pairedPasses = false);
 
 } // namespace archipelago::core

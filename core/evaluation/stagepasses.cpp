@@ -3,7 +3,9 @@
 
 #include "compute/modelflops.h"
 #include "model/dcilink.h"
+#include "model/scheduletraits.h"
 #include "network/collectives.h"
+#include "pipeline/pipelineschedules.h"
 
 #include <algorithm>
 #include <optional>
@@ -41,23 +43,35 @@ std::vector<const AcceleratorSpec*> rankAccelerators(const Scenario& s, const Ca
 }
 
 // Model chunks in model order (chunk c = j*p + r lives on rank r, Megatron interleaving).
-std::vector<ChunkSpec> layoutChunks(const Scenario& s, int v)
+// DualPipe: two copies of the p stages, chunk p + s repeating chunk s (stage s) on rank
+// p - 1 - s (DeepSeek-V3 report section 3.2.1); each copy has its embedding and output head.
+std::vector<ChunkSpec> layoutChunks(const Scenario& s, ScheduleKind kind, int v)
 {
     const int p = s.parallelism.pp;
     const std::vector<int> perStage = effectiveLayersPerStage(s);
+    const int copies = scheduleTraits(kind).modelCopies;
+    const int perCopy = p * v / copies;
+    const int stageChunks = v / copies; // chunks of one stage in one copy
     std::vector<ChunkSpec> chunks(static_cast<std::size_t>(p * v));
     int layer = 0;
-    for (int c = 0; c < p * v; ++c) {
+    for (int c = 0; c < perCopy; ++c) {
         const int r = c % p;
         const int j = c / p;
         const int total = perStage[static_cast<std::size_t>(r)];
-        const int size = total / v + (j < total % v ? 1 : 0);
+        const int size = total / stageChunks + (j < total % stageChunks ? 1 : 0);
         ChunkSpec& ch = chunks[static_cast<std::size_t>(c)];
         for (int i = 0; i < size; ++i, ++layer)
             (isMoeLayer(s.workload, layer) ? ch.moeLayers : ch.denseLayers) += 1;
     }
-    chunks.front().first = true;
-    chunks.back().last = true;
+    for (int k = 0; k < copies; ++k) {
+        for (int c = 0; c < perCopy; ++c)
+            chunks[static_cast<std::size_t>(k * perCopy + c)] = chunks[static_cast<std::size_t>(c)];
+        chunks[static_cast<std::size_t>(k * perCopy)].first = true;
+        chunks[static_cast<std::size_t>(k * perCopy + perCopy - 1)].last = true;
+    }
+    const std::vector<int> ranks = chunkRanks(kind, p, v);
+    for (std::size_t c = 0; c < chunks.size(); ++c)
+        chunks[c].rank = ranks[c];
     return chunks;
 }
 
@@ -94,7 +108,7 @@ void addDciLoads(EvaluationContext& ctx, const std::vector<PlacementShard>& shar
                 });
                 if (t == traffic.end())
                     t = traffic.insert(traffic.end(), {link->id, fromA, 0.0});
-                t->bytes += bytes * ctx.m;
+                t->bytes += bytes * ctx.chunkMicroBatches;
                 const double capacityGBps = dciCapacityGBps(*link);
                 if (!queue || capacityGBps <= 0.0)
                     continue;
@@ -130,7 +144,7 @@ void placementPass(EvaluationContext& ctx)
         ctx.ev.warnings.push_back(std::move(wn));
     ctx.placement.warnings.clear();
     ctx.accel = rankAccelerators(ctx.s, ctx.catalog);
-    ctx.chunks = layoutChunks(ctx.s, ctx.v);
+    ctx.chunks = layoutChunks(ctx.s, ctx.kind, ctx.v);
 }
 
 void stageCostPass(EvaluationContext& ctx)
@@ -140,21 +154,23 @@ void stageCostPass(EvaluationContext& ctx)
     const Parallelism& par = ctx.par;
     const int p = ctx.p;
     const int nChunks = ctx.nChunks;
-    const int m = ctx.m;
+    const int m = ctx.chunkMicroBatches; // through each chunk (DualPipe: m / 2)
     const PlacementAnalysis& pl = ctx.placement;
     PipelineSpec& spec = ctx.spec;
     spec.schedule = ctx.kind;
     spec.stages = p;
     spec.virtualStages = ctx.v;
-    spec.microBatches = m;
+    spec.microBatches = ctx.m;
     spec.extraInFlightAtDci = s.schedule.extraInFlightAtDci;
     spec.forwardS.resize(static_cast<std::size_t>(nChunks));
     spec.backwardS.resize(static_cast<std::size_t>(nChunks));
     ctx.parts.resize(static_cast<std::size_t>(nChunks));
     for (int c = 0; c < nChunks; ++c)
         ctx.parts[static_cast<std::size_t>(c)] =
-            chunkCost(w, par, pl, *ctx.accel[static_cast<std::size_t>(c % p)],
-                      ctx.chunks[static_cast<std::size_t>(c)], m, &ctx.traffic);
+            chunkCost(w, par, pl, *ctx.accel[static_cast<std::size_t>(
+                          ctx.chunkRank[static_cast<std::size_t>(c)])],
+                      ctx.chunks[static_cast<std::size_t>(c)], m, &ctx.traffic,
+                      ctx.kind == ScheduleKind::DualPipe);
 
     // Pipeline boundaries: activations of one micro-batch, s*b*h bf16 per TP group, split by
     // cp, and split by t: each TP rank sends only its 1/t slice over its own NIC, the
@@ -170,12 +186,21 @@ void stageCostPass(EvaluationContext& ctx)
         ctx.traffic.groups.stageBoundary.resize(static_cast<std::size_t>(p - 1), 0.0);
     const std::vector<PlacementShard> shards =
         s.topology.links.empty() ? std::vector<PlacementShard>{} : effectiveShards(s);
+    const int copies = scheduleTraits(ctx.kind).modelCopies;
+    const int chain = nChunks / copies; // chunks a micro-batch runs through
     for (int c = 0; c + 1 < nChunks; ++c) {
-        const int r = c % p;
+        // DualPipe: no micro-batch crosses from the down copy's last chunk to the up copy.
+        if ((c + 1) % chain == 0)
+            continue;
+        const int from = ctx.chunkRank[static_cast<std::size_t>(c)];
+        const int to = ctx.chunkRank[static_cast<std::size_t>(c + 1)];
+        // The boundary between ranks r and r + 1 (r = p - 1: the interleaved wrap); the up
+        // copy of DualPipe crosses it from r + 1 to r.
+        const int r = copies == 2 && c >= chain ? to : from;
         const LevelLink& link = (r < p - 1 && r < static_cast<int>(pl.stageBoundaries.size()))
                                     ? pl.stageBoundaries[static_cast<std::size_t>(r)]
                                     : pl.wrapBoundary;
-        const EfficiencyParams& eff = ctx.accel[static_cast<std::size_t>(r)]->efficiency;
+        const EfficiencyParams& eff = ctx.accel[static_cast<std::size_t>(from)]->efficiency;
         double transfer = 0.0;
         const double sendTime = p > 1 ? levelTransferS(link, sendBytes, eff, transfer) : 0.0;
         const bool dci = link.linkClass == LinkClass::Dci;
@@ -204,7 +229,7 @@ void stageCostPass(EvaluationContext& ctx)
         if (dci && c < p - 1)
             ctx.dciBoundaries.push_back({r, link.latencyS, transfer});
         if (p > 1 && !shards.empty())
-            addDciLoads(ctx, shards, c, r, (r + 1) % p, sendBytes * par.tp * par.cp,
+            addDciLoads(ctx, shards, c, from, to, sendBytes * par.tp * par.cp,
                         par.overlap.ppComm);
     }
     for (int c = 0; c < nChunks; ++c) {

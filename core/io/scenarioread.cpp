@@ -198,7 +198,7 @@ void readPlacement(ObjectReader& r, Placement& p)
 void readSchedule(ObjectReader& r, Schedule& s)
 {
     r.enumeration(keys::kKind, s.kind, scheduleKindFromString,
-                  "gpipe | 1f1b | interleaved-1f1b | zb-h1 | zb-h2");
+                  "gpipe | 1f1b | interleaved-1f1b | zb-h1 | zb-h2 | dualpipe");
     r.integer(keys::kExtraInFlightAtDci, s.extraInFlightAtDci, kOpt, kExtraInFlight.expected);
 }
 

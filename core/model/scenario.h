@@ -251,7 +251,7 @@ struct Placement
 
 // ---------------------------------------------------------------- schedule
 
-enum class ScheduleKind { GPipe, OneFOneB, Interleaved1F1B, ZeroBubbleH1, ZeroBubbleH2 };
+enum class ScheduleKind { GPipe, OneFOneB, Interleaved1F1B, ZeroBubbleH1, ZeroBubbleH2, DualPipe };
 
 struct Schedule
 {

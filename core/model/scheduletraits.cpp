@@ -37,17 +37,31 @@ double zbH2InFlight(int p, int, int, int rank)
     return 2.0 * (p - rank) - 1.0;
 }
 
-constexpr std::array<ScheduleTraits, 5> kSchedules{{
+// DualPipe: p + 1 chunk activations on every rank (DeepSeek-V3 report Table 2, "PP + 1"),
+// counting those a deferred W still holds; in micro-batches of the rank's 2 chunks, (p + 1)/2.
+double dualPipeInFlight(int p, int, int, int)
+{
+    return (p + 1.0) / 2.0;
+}
+
+constexpr std::array<ScheduleTraits, 6> kSchedules{{
     {ScheduleKind::GPipe, "gpipe", "GPipe", "Huang et al. 2019", false, false, false, false,
-     gpipeInFlight},
+     gpipeInFlight, 0, 1},
     {ScheduleKind::OneFOneB, "1f1b", "1F1B", "Narayanan et al. 2021 section 2.2.1", false, false,
-     false, true, oneFOneBInFlight},
+     false, true, oneFOneBInFlight, 0, 1},
     {ScheduleKind::Interleaved1F1B, "interleaved-1f1b", "Interleaved 1F1B",
-     "Narayanan et al. 2021 section 2.2.2", true, false, false, true, interleavedInFlight},
+     "Narayanan et al. 2021 section 2.2.2", true, false, false, true, interleavedInFlight, 0, 1},
     {ScheduleKind::ZeroBubbleH1, "zb-h1", "Zero bubble (ZB-H1)", "Qi et al. 2023 section 2.1",
-     false, true, true, true, oneFOneBInFlight},
+     false, true, true, true, oneFOneBInFlight, 0, 1},
     {ScheduleKind::ZeroBubbleH2, "zb-h2", "Zero bubble (ZB-H2)", "Qi et al. 2023 section 2.2",
-     false, true, true, true, zbH2InFlight},
+     false, true, true, true, zbH2InFlight, 0, 1},
+    // Bidirectional: half the micro-batches enter at rank 0, half at rank p - 1; B is split
+    // into input and weight gradient where the schedule fills bubbles with W (DeepSeek-V3
+    // report section 3.2.1, Figure 5; deepseek-ai/DualPipe dualpipe.py). One iteration ends
+    // in a drain (the W's of the tail), so the makespan is the cost.
+    {ScheduleKind::DualPipe, "dualpipe", "DualPipe",
+     "DeepSeek-AI 2024 (DeepSeek-V3 report) section 3.2.1", false, true, false, false,
+     dualPipeInFlight, 2, 2},
 }};
 
 constexpr bool tableInEnumOrder()
@@ -69,6 +83,12 @@ const ScheduleTraits& scheduleTraits(ScheduleKind kind)
 std::span<const ScheduleTraits> allScheduleTraits()
 {
     return kSchedules;
+}
+
+int chunksPerRank(ScheduleKind kind, int virtualStages)
+{
+    const int fixed = scheduleTraits(kind).fixedChunksPerRank;
+    return fixed > 0 ? fixed : std::max(1, virtualStages);
 }
 
 double inFlightMicroBatches(ScheduleKind kind, int p, int v, int m, int rank)

@@ -27,11 +27,21 @@ struct ScheduleTraits
     // interleaved chunks), before clamping to [1, m]. The simulator's measured peak
     // (PipelineResult::peakInFlight) is this rounded up; tests/test_pipelinesimulator checks it.
     double (*inFlight)(int p, int v, int m, int rank);
+    // Model chunks per rank the schedule itself fixes (0: the scenario's virtual_stages).
+    // DualPipe: 2, rank r holds chunks r and 2p - 1 - r (DeepSeek-V3 report section 3.2.1).
+    int fixedChunksPerRank;
+    // Copies of the model's weights the pipeline holds: DualPipe keeps one per direction
+    // (2, the report's Table 2), each copy a chain of p chunks that half the micro-batches
+    // run through.
+    int modelCopies;
 };
 
 const ScheduleTraits& scheduleTraits(ScheduleKind kind);
 // Every schedule, in the order of the enum (and of the window's menus).
 std::span<const ScheduleTraits> allScheduleTraits();
+
+// Model chunks per pipeline rank: the schedule's fixed count, else `virtualStages` (at least 1).
+int chunksPerRank(ScheduleKind kind, int virtualStages);
 
 // Micro-batches in flight on `rank`, clamped to [1, m] (p, v, m at least 1).
 double inFlightMicroBatches(ScheduleKind kind, int p, int v, int m, int rank);

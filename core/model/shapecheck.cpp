@@ -394,6 +394,17 @@ void checkSequenceAndBatch(const Scenario& s, const PlacementResult& placement, 
                   "global_batch = " + str(w.globalBatch) +
                       " is not divisible by micro_batch * dp = " + str(p.microBatch) + " * " +
                       str(placement.dp));
+    // DualPipe: pp and the micro-batch count even (DeepSeek-V3 report section 3.2.1), and at
+    // least 2 * pp micro-batches, so that each direction fills every rank (dualpipe.py asserts
+    // num_chunks >= num_ranks * 2). The pipeline simulator checks the same.
+    if (s.schedule.kind == ScheduleKind::DualPipe && perStep && w.globalBatch % *perStep == 0) {
+        const std::int64_t m = w.globalBatch / *perStep;
+        if (p.pp % 2 != 0 || m % 2 != 0 || m < 2 * std::int64_t{p.pp})
+            out.error(kDivide, "/schedule/kind",
+                      "dualpipe needs an even pp and an even number of micro-batches, at least "
+                      "2 * pp (pp = " +
+                          str(p.pp) + ", " + str(m) + " micro-batches)");
+    }
 }
 
 // TP outside the scale-up domain is legal but runs its collectives on the scale-out fabric.

@@ -115,6 +115,96 @@ void appendInterleaved(std::vector<PipelineOp>& ops, int p, int v, int m, int ra
         backward(k);
 }
 
+// DualPipe (DeepSeek-V3 report section 3.2.1, Figure 5), the op order of deepseek-ai/DualPipe
+// dualpipe.py (DualPipe.step). Micro-batches 0 .. m/2 - 1 run down through chunks 0 .. p-1
+// (chunk r on rank r), m/2 .. m - 1 up through chunks p .. 2p-1 (chunk p + s, stage s, on rank
+// p - 1 - s). Phase 0 of rank r is the direction it is nearer the start of (down on the first
+// half of the ranks, up on the second), phase 1 the other; h = min(r, p - 1 - r). Steps:
+//   1  2(p/2 - h - 1) x F0
+//   2  h + 1 x (F0, F1)
+//   3  p/2 - h - 1 x (B1, W1, F1)              zero bubble: W right after its B
+//   4  m/2 - p + h + 1 x (F0&B1, F1&B0)         overlapped pairs, full backwards; the middle
+//                                               ranks run the first F0, B1 apart
+//   5  p/2 - h - 1 x (B1, F1&B0)
+//   6  h + 1 x (B1, B0)                         the second half split (W deferred)
+//   7  p/2 - h - 1 x (W, B0)                    B0 split
+//   8  h + 1 x W
+// The deferred W's run oldest first (WeightGradStore is a FIFO).
+void appendDualPipe(std::vector<PipelineOp>& ops, int p, int m, int rank)
+{
+    const int half = p / 2;
+    const int h = std::min(rank, p - 1 - rank);
+    const int n = m / 2; // micro-batches per direction
+    const bool secondHalf = rank >= half;
+    // Direction 0 (down): chunk rank; direction 1 (up): chunk 2p - 1 - rank.
+    const std::array<int, 2> chunk{rank, 2 * p - 1 - rank};
+    std::array<int, 2> nextF{0, 0};
+    std::array<int, 2> nextB{0, 0};
+    std::vector<PipelineOp> pendingW;
+    std::size_t nextW = 0;
+    const auto dir = [&](int phase) { return phase ^ (secondHalf ? 1 : 0); };
+    const auto forward = [&](int phase, bool paired = false) {
+        const int d = dir(phase);
+        PipelineOp op{PipelineOpKind::Forward, chunk[d], d * n + nextF[d]++};
+        op.pairedWithNext = paired;
+        ops.push_back(op);
+    };
+    const auto backward = [&](int phase, bool zeroBubble) {
+        const int d = dir(phase);
+        PipelineOp op{PipelineOpKind::Backward, chunk[d], d * n + nextB[d]++};
+        op.fullBackward = !zeroBubble;
+        ops.push_back(op);
+        if (zeroBubble)
+            pendingW.push_back({PipelineOpKind::WeightGrad, op.chunk, op.microBatch});
+    };
+    const auto weightGrad = [&] { ops.push_back(pendingW[nextW++]); };
+    const auto pair = [&](int forwardPhase, int backwardPhase) {
+        forward(forwardPhase, true);
+        backward(backwardPhase, false);
+    };
+    const bool middle = h == half - 1;
+    for (int i = 0; i < 2 * (half - h - 1); ++i) // step 1
+        forward(0);
+    for (int i = 0; i < h + 1; ++i) { // step 2
+        forward(0);
+        forward(1);
+    }
+    for (int i = 0; i < half - h - 1; ++i) { // step 3
+        backward(1, true);
+        weightGrad();
+        forward(1);
+    }
+    for (int i = 0; i < n - p + h + 1; ++i) { // step 4
+        if (i == 0 && middle) {
+            // dualpipe.py: "We don't overlap these two chunks to further reduce bubble size."
+            forward(0);
+            backward(1, false);
+        } else {
+            pair(0, 1);
+        }
+        pair(1, 0);
+    }
+    for (int i = 0; i < half - h - 1; ++i) { // step 5
+        backward(1, false);
+        pair(1, 0);
+    }
+    bool zeroBubble = false; // step 6: from its middle on, the backwards defer their W
+    for (int i = 0; i < h + 1; ++i) {
+        if (i == (h + 1) / 2 && h % 2 == 1)
+            zeroBubble = true;
+        backward(1, zeroBubble);
+        if (i == (h + 1) / 2 && h % 2 == 0)
+            zeroBubble = true;
+        backward(0, zeroBubble);
+    }
+    for (int i = 0; i < half - h - 1; ++i) { // step 7
+        weightGrad();
+        backward(0, true);
+    }
+    while (nextW < pendingW.size()) // step 8
+        weightGrad();
+}
+
 // One rank-order builder per schedule, indexed by ScheduleKind (model/scheduletraits.h).
 using Builder = void (*)(OrderBuilder& out, std::vector<PipelineOp>& ops, int p, int v, int m,
                          int r, int extra);
@@ -155,9 +245,16 @@ void buildZbH2(OrderBuilder& out, std::vector<PipelineOp>&, int p, int, int m, i
     appendOneFOneBFamily(out, m, 2 * (p - r) - 1 + extra, true, 2 * r);
 }
 
-constexpr std::array<Builder, 5> kBuilders{buildGpipe, buildOneFOneB, buildInterleaved, buildZbH1,
-                                           buildZbH2};
-static_assert(static_cast<std::size_t>(ScheduleKind::ZeroBubbleH2) + 1 == kBuilders.size(),
+// DualPipe: m even and at least 2p, p even (checked by simulatePipeline, as dualpipe.py
+// asserts); no cross-DC extras (every rank is in warm-up on one direction or the other).
+void buildDualPipe(OrderBuilder&, std::vector<PipelineOp>& ops, int p, int, int m, int r, int)
+{
+    appendDualPipe(ops, p, m, r);
+}
+
+constexpr std::array<Builder, 6> kBuilders{buildGpipe, buildOneFOneB, buildInterleaved,
+                                           buildZbH1,  buildZbH2,     buildDualPipe};
+static_assert(static_cast<std::size_t>(ScheduleKind::DualPipe) + 1 == kBuilders.size(),
               "one builder per ScheduleKind, in enum order");
 
 } // namespace
@@ -185,11 +282,15 @@ int dciExtraMicroBatches(const PipelineSpec& spec, int rank)
     return rank <= lastDciRank ? spec.extraInFlightAtDci : 0;
 }
 
-std::vector<int> chunkRanks(ScheduleKind, int p, int v)
+std::vector<int> chunkRanks(ScheduleKind kind, int p, int v)
 {
     std::vector<int> ranks(static_cast<std::size_t>(p) * static_cast<std::size_t>(v));
-    for (std::size_t c = 0; c < ranks.size(); ++c)
-        ranks[c] = static_cast<int>(c % static_cast<std::size_t>(p));
+    const bool dualPipe = scheduleTraits(kind).modelCopies == 2 && v == 2;
+    for (std::size_t c = 0; c < ranks.size(); ++c) {
+        const int ci = static_cast<int>(c);
+        // DualPipe: chunk p + s (stage s of the up copy) on rank p - 1 - s.
+        ranks[c] = dualPipe && ci >= p ? 2 * p - 1 - ci : ci % p;
+    }
     return ranks;
 }
 
@@ -211,6 +312,7 @@ RankOrders buildRankOrders(const PipelineSpec& spec)
     }
     orders.begin.push_back(static_cast<int>(orders.ops.size()));
     orders.chunkRank = chunkRanks(spec.schedule, p, v);
+    orders.chainLength = p * v / scheduleTraits(spec.schedule).modelCopies;
     orders.chunkLocal.assign(orders.chunkRank.size(), 0);
     std::vector<int> held(static_cast<std::size_t>(p), 0);
     for (std::size_t c = 0; c < orders.chunkRank.size(); ++c)

@@ -1,5 +1,6 @@
 #include "pipeline/pipelinesimulator.h"
 
+#include "model/scheduletraits.h"
 #include "pipeline/pipelineschedules.h"
 
 #include <algorithm>
@@ -29,11 +30,22 @@ std::string validate(const PipelineSpec& spec)
     const int v = spec.virtualStages;
     if (p < 1 || v < 1 || spec.microBatches < 1)
         return "stages, virtual stages and micro-batches must be at least 1";
-    if (v != 1 && spec.schedule != ScheduleKind::Interleaved1F1B)
+    const ScheduleTraits& traits = scheduleTraits(spec.schedule);
+    if (traits.fixedChunksPerRank > 0 && v != traits.fixedChunksPerRank)
+        return std::string(traits.displayName) + " runs " +
+               std::to_string(traits.fixedChunksPerRank) + " model chunks per rank (virtual stages)";
+    if (v != 1 && traits.fixedChunksPerRank == 0 && !traits.interleaved)
         return "virtual stages > 1 need the interleaved 1F1B schedule";
+    // DeepSeek-V3 report section 3.2.1: DualPipe needs p and m divisible by 2; dualpipe.py
+    // also asserts m >= 2p (num_chunks >= num_ranks * 2: each direction fills all p ranks).
+    if (traits.modelCopies == 2 && (p % 2 != 0 || spec.microBatches % 2 != 0 ||
+                                    spec.microBatches < 2 * p))
+        return "DualPipe needs an even pp and an even micro-batch count of at least 2 * pp "
+               "(pp " + std::to_string(p) + ", " + std::to_string(spec.microBatches) +
+               " micro-batches)";
     // Megatron-LM forward_backward_pipelining_with_interleaving: micro-batches run in groups
     // of p through the chunks; a last group smaller than p is rejected (dependency bubbles).
-    if (v > 1 && spec.microBatches % p != 0)
+    if (traits.interleaved && v > 1 && spec.microBatches % p != 0)
         return "interleaved 1F1B needs the micro-batch count to be a multiple of p";
     if (spec.extraInFlightAtDci < 0)
         return "extra in-flight micro-batches at a DCI boundary must not be negative";
@@ -214,6 +226,12 @@ private:
     }
 
     int rankOf(int chunk) const { return m_orders.chunkRank[static_cast<std::size_t>(chunk)]; }
+    // The first and last chunk of a micro-batch's chain (DualPipe has two chains of p).
+    bool chainStart(int chunk) const { return chunk % m_orders.chainLength == 0; }
+    bool chainEnd(int chunk) const
+    {
+        return chunk % m_orders.chainLength == m_orders.chainLength - 1;
+    }
 
     bool loaded(int boundary, bool backward) const
     {
@@ -238,10 +256,10 @@ private:
     {
         switch (op.kind) {
         case PipelineOpKind::Forward:
-            return op.chunk == 0 ? 0.0 : arrival(op.chunk - 1, false, op.microBatch);
+            return chainStart(op.chunk) ? 0.0 : arrival(op.chunk - 1, false, op.microBatch);
         case PipelineOpKind::Backward: {
             const double own = m_forwardEnd[cell(op.chunk, op.microBatch)];
-            if (own == notDone || op.chunk == m_chunks - 1)
+            if (own == notDone || chainEnd(op.chunk))
                 return own;
             const double t = arrival(op.chunk, true, op.microBatch);
             return t == notDone ? notDone : std::max(own, t);
@@ -259,7 +277,7 @@ private:
         case PipelineOpKind::Forward:
             return m_forwardDur[c];
         case PipelineOpKind::Backward:
-            return m_backwardDur[c];
+            return op.fullBackward ? m_backwardDur[c] + m_weightDur[c] : m_backwardDur[c];
         case PipelineOpKind::WeightGrad:
             return m_weightDur[c];
         }
@@ -351,36 +369,60 @@ private:
         int& pos = m_pos[ri];
         while (pos < end) {
             const PipelineOp& op = m_orders.ops[static_cast<std::size_t>(pos)];
-            const double ready = readyTime(op);
-            if (ready == notDone)
-                return;
+            // An overlapped pair (DualPipe's F&B) waits for the inputs of both ops.
+            const int count = op.pairedWithNext && pos + 1 < end ? 2 : 1;
+            double ready = 0.0;
+            for (int k = 0; k < count; ++k) {
+                const double t = readyTime(m_orders.ops[static_cast<std::size_t>(pos + k)]);
+                if (t == notDone)
+                    return;
+                ready = std::max(ready, t);
+            }
             const double start = std::max(m_freeAt[ri], ready);
-            const double dur = duration(op);
-            const double finish = start + dur;
+            double finish = start;
+            for (int k = 0; k < count; ++k)
+                finish += duration(m_orders.ops[static_cast<std::size_t>(pos + k)]);
             if (m_firstStart[ri] == notDone)
                 m_firstStart[ri] = start;
             m_freeAt[ri] = finish;
-            m_busy[ri] += dur;
-            ++pos;
-            if (m_timeline)
-                record(r, op, start, finish);
-            const auto c = static_cast<std::size_t>(op.chunk);
-            if (op.kind == PipelineOpKind::Forward) {
-                m_forwardEnd[cell(op.chunk, op.microBatch)] = finish;
-                m_firstForward[c] = std::min(m_firstForward[c], start);
-                if (op.chunk + 1 < m_chunks)
-                    emit(op.chunk, false, op.microBatch, finish, r);
-            } else if (op.kind == PipelineOpKind::Backward) {
-                m_backwardEnd[cell(op.chunk, op.microBatch)] = finish;
-                if (op.chunk > 0)
-                    emit(op.chunk - 1, true, op.microBatch, finish, r);
+            double opStart = start;
+            for (int k = 0; k < count; ++k) {
+                // A pair's outputs are final, and sent, at the end of the pair; the timeline
+                // shows its F and B one after the other.
+                const PipelineOp& o = m_orders.ops[static_cast<std::size_t>(pos + k)];
+                const double dur = duration(o);
+                m_busy[ri] += dur;
+                if (m_timeline)
+                    record(r, o, opStart, opStart + dur);
+                finished(r, o, opStart, count == 2 ? finish : opStart + dur);
+                opStart += dur;
             }
-            // The op that makes the chunk's weight gradients final for this micro-batch.
-            if ((op.kind == PipelineOpKind::WeightGrad) == m_splitW &&
-                op.kind != PipelineOpKind::Forward && finish >= m_gradEnd[c]) {
-                m_gradStart[c] = start;
-                m_gradEnd[c] = finish;
-            }
+            pos += count;
+        }
+    }
+
+    // Records the end of `op` (started at `start`) and starts the transfers it feeds.
+    void finished(int r, const PipelineOp& op, double start, double finish)
+    {
+        const auto c = static_cast<std::size_t>(op.chunk);
+        if (op.kind == PipelineOpKind::Forward) {
+            m_forwardEnd[cell(op.chunk, op.microBatch)] = finish;
+            m_firstForward[c] = std::min(m_firstForward[c], start);
+            if (!chainEnd(op.chunk))
+                emit(op.chunk, false, op.microBatch, finish, r);
+        } else if (op.kind == PipelineOpKind::Backward) {
+            m_backwardEnd[cell(op.chunk, op.microBatch)] = finish;
+            if (!chainStart(op.chunk))
+                emit(op.chunk - 1, true, op.microBatch, finish, r);
+        }
+        // The op that makes the chunk's weight gradients final for this micro-batch.
+        const bool final = op.kind == PipelineOpKind::WeightGrad
+                               ? m_splitW
+                               : op.kind == PipelineOpKind::Backward &&
+                                     (!m_splitW || op.fullBackward);
+        if (final && finish >= m_gradEnd[c]) {
+            m_gradStart[c] = start;
+            m_gradEnd[c] = finish;
         }
     }
 
@@ -415,7 +457,6 @@ private:
 std::vector<int> peakInFlight(const PipelineSpec& spec, const RankOrders& orders)
 {
     const bool splitW = splitsWeightGrad(spec.schedule);
-    const PipelineOpKind release = splitW ? PipelineOpKind::WeightGrad : PipelineOpKind::Backward;
     std::vector<int> peaks;
     peaks.reserve(static_cast<std::size_t>(spec.stages));
     for (int r = 0; r < spec.stages; ++r) {
@@ -423,10 +464,11 @@ std::vector<int> peakInFlight(const PipelineSpec& spec, const RankOrders& orders
         int peak = 0;
         const auto ri = static_cast<std::size_t>(r);
         for (int i = orders.begin[ri]; i < orders.begin[ri + 1]; ++i) {
-            const PipelineOpKind kind = orders.ops[static_cast<std::size_t>(i)].kind;
-            if (kind == PipelineOpKind::Forward)
+            const PipelineOp& op = orders.ops[static_cast<std::size_t>(i)];
+            if (op.kind == PipelineOpKind::Forward)
                 peak = std::max(peak, ++held);
-            else if (kind == release)
+            else if (op.kind == (splitW && !op.fullBackward ? PipelineOpKind::WeightGrad
+                                                            : PipelineOpKind::Backward))
                 --held;
         }
         peaks.push_back((peak + spec.virtualStages - 1) / spec.virtualStages);
