@@ -62,7 +62,11 @@ void printTable(const std::string& file, const core::Evaluation& ev, std::ostrea
         row(std::string("traffic ") + core::toString(t.linkClass) +
                 (t.dciLinkId >= 0 ? " " + std::to_string(t.dciLinkId) : ""),
             num("%.4g GB/iteration", t.bytesPerIteration / 1e9) +
-                num(", %.0f %% busy", 100.0 * t.utilisation));
+                (t.dciLinkId >= 0 ? num(" (a->b %.4g GB", t.bytesAToB / 1e9) +
+                                        num(", b->a %.4g GB)", t.bytesBToA / 1e9)
+                                  : std::string()) +
+                num(", %.0f %% busy", 100.0 * t.utilisation) +
+                (t.dciLinkId >= 0 ? std::string(" in the busier direction") : std::string()));
     for (const core::Warning& w : ev.warnings)
         out << "  warning: " << core::displayText(core::warningText(w)) << '\n';
 }
