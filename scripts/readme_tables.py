@@ -40,6 +40,9 @@ def validation_table(cli, path, label):
             continue
         rows.append(f"| {run['id']} | {run['measured_s']:.3f} | {run['predicted_s']:.3f} | "
                     f"{run['error'] * 100:+.1f}% |")
+    if all(run.get("predicted_s") is None for run in report["runs"]):
+        rows.append("| **no run evaluated** | | | |")
+        return "\n".join(rows)
     rows.append(f"| **mean / largest absolute error** | | | **{report['mean_abs_error'] * 100:.2f}% / "
                 f"{report['max_abs_error'] * 100:.2f}%** |")
     return "\n".join(rows)
