@@ -77,7 +77,7 @@ void TestCapacity::dciLinksConserveCapacity()
     for (DciLink& link : s.topology.links)
         link.wavelengths = wavelengths;
     const Evaluation ev = evaluate(s);
-    QVERIFY2(ev.ok, ev.warnings.empty() ? "" : ev.warnings.front().message.c_str());
+    QVERIFY2(ev.ok, ev.warnings.empty() ? "" : warningText(ev.warnings.front()).c_str());
     for (const LinkTraffic& t : ev.traffic) {
         if (t.linkClass != LinkClass::Dci || t.dciLinkId < 0)
             continue;
@@ -148,7 +148,7 @@ void TestCapacity::everyScheduleConservesCapacity()
     for (DciLink& link : s.topology.links)
         link.wavelengths = wavelengths;
     const Evaluation ev = evaluate(s);
-    QVERIFY2(ev.ok, ev.warnings.empty() ? "" : ev.warnings.front().message.c_str());
+    QVERIFY2(ev.ok, ev.warnings.empty() ? "" : warningText(ev.warnings.front()).c_str());
     const QString why = overCapacity(s, ev);
     QVERIFY2(why.isEmpty(), qPrintable(why));
 }

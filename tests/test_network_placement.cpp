@@ -133,10 +133,11 @@ void TestNetwork::ppBoundaryMoves()
     const LevelLink& dci = p.stageBoundaries[static_cast<std::size_t>(dciBoundary)];
     QCOMPARE(dci.concurrentFlows, 128);
     QVERIFY(fuzzy(dci.bandwidthGBps, 800.0 / 128));
-    const std::string name =
-        "stage " + std::to_string(dciBoundary) + "->" + std::to_string(dciBoundary + 1);
     QVERIFY(std::any_of(p.warnings.begin(), p.warnings.end(), [&](const Warning& w) {
-        return w.code == WarningCode::PpCrossesDc && w.message.find(name) != std::string::npos;
+        return w.code == WarningCode::PpCrossesDc && w.integer("from_stage") == dciBoundary &&
+               w.integer("to_stage") == dciBoundary + 1 &&
+               warningText(w).starts_with("stage " + std::to_string(dciBoundary) + "->" +
+                                          std::to_string(dciBoundary + 1) + " crosses ");
     }));
     // DP stays home: every stage's replicas are in one datacenter.
     QVERIFY(!p.dp.crossesDci());

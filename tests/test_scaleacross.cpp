@@ -2,6 +2,7 @@
 // boundary or the data-parallel crossing between datacenters changes the iteration time, and a
 // warning names the link and the parallel dimension that cause it.
 #include "evaluation/costmodel.h"
+#include "evaluation/evaluationfill.h"
 #include "io/scenarioio.h"
 #include "model/placementpresets.h"
 #include "network/placement.h"
@@ -30,7 +31,7 @@ bool hasWarning(const core::Evaluation& ev, const std::string& code, const std::
     if (!key)
         qFatal("unknown warning code %s", code.c_str());
     return std::any_of(ev.warnings.begin(), ev.warnings.end(), [&](const core::Warning& w) {
-        return w.code == *key && w.message.find(text) != std::string::npos;
+        return w.code == *key && core::warningText(w).find(text) != std::string::npos;
     });
 }
 
@@ -45,6 +46,8 @@ private slots:
     void dpAcrossBuildingsSharesTheLink();
     void longerDistanceNeverFaster();
     void tpSplitAcrossBuildingsCrossesTheLink();
+    void dciExposedNamesTheBoundarysDatacenters();
+    void extremeFiguresStayShortInWarnings();
 };
 
 void TestScaleAcross::slowerDciLengthensPipelineAndSaysWhy()
@@ -137,6 +140,61 @@ void TestScaleAcross::tpSplitAcrossBuildingsCrossesTheLink()
     QVERIFY(tp.iterationTimeS > pp.iterationTimeS * 2.0);
     qInfo("  iteration time: PP across %.2f s, TP split %.2f s (TP comm %.3f -> %.3f s)",
           pp.iterationTimeS, tp.iterationTimeS, pp.breakdown.tpCommS, tp.breakdown.tpCommS);
+}
+
+void TestScaleAcross::dciExposedNamesTheBoundarysDatacenters()
+{
+    // Two shards: the first keeps the whole pipeline in building A, the second crosses to B
+    // at 7->8. The boundary's slowest shard is the second: the warning must name A<->B, not
+    // the first shard's A<->A.
+    core::Scenario s = loadPreset("llama3-405b-two-buildings.json");
+    core::PlacementShard local = s.placement.shards.front();
+    local.dpReplicas = 32;
+    local.stageDatacenters.assign(16, 0);
+    s.placement.shards.front().dpReplicas = 96;
+    s.placement.shards.insert(s.placement.shards.begin(), local);
+    const core::Evaluation ev = core::evaluate(s);
+    QVERIFY2(ev.ok,
+             ev.warnings.empty()
+                 ? ""
+                 : qPrintable(QString::fromStdString(core::warningText(ev.warnings.back()))));
+    QVERIFY(hasWarning(ev, "dci-exposed", "stage 7->8 crosses building-a<->building-b"));
+    QVERIFY(!hasWarning(ev, "dci-exposed", "building-a<->building-a"));
+    // The figures behind the text: the boundary's datacenter ids.
+    const auto exposed = std::find_if(ev.warnings.begin(), ev.warnings.end(), [](const auto& w) {
+        return w.code == core::WarningCode::DciExposed;
+    });
+    QVERIFY(exposed != ev.warnings.end());
+    qInfo("  %s", core::warningText(*exposed).c_str());
+    QCOMPARE(exposed->integer("from_datacenter_id"), std::int64_t{0});
+    QCOMPARE(exposed->integer("to_datacenter_id"), std::int64_t{1});
+}
+
+void TestScaleAcross::extremeFiguresStayShortInWarnings()
+{
+    // Exposed TP of 1e300 s: printed with %f it ran to hundreds of digits.
+    core::Scenario s = loadPreset("llama3-405b-two-buildings.json");
+    core::Evaluation ev;
+    ev.iterationTimeS = 2e300;
+    ev.breakdown.tpCommS = 1e300;
+    ev.breakdown.dpCommS = 1e300;
+    ev.breakdown.bubbleS = 1e300;
+    core::addWarnings(s, s.parallelism, ev);
+    QCOMPARE(ev.warnings.size(), std::size_t{3});
+    for (const core::Warning& w : ev.warnings) {
+        const std::string text = core::warningText(w);
+        qInfo("  %s", text.c_str());
+        QVERIFY2(text.size() < 160, text.c_str());
+    }
+    QVERIFY(hasWarning(ev, "tp-exposed", "1e+300 s per iteration (50%) at TP 8"));
+    // Ordinary figures keep their fixed decimals.
+    const core::Warning dp = core::Warning{core::WarningCode::DpExposed}
+                                 .num("dp_comm_s", 1.234)
+                                 .num("dp_comm_pct", 12.5)
+                                 .num("iteration_s", 9.87);
+    QCOMPARE(core::warningText(dp),
+             std::string("data-parallel gradient reduction exposes 1.23 s per iteration (12% of "
+                         "9.87 s)"));
 }
 
 QTEST_GUILESS_MAIN(TestScaleAcross)

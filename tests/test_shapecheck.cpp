@@ -98,7 +98,7 @@ void TestShapeCheck::baseScenariosPassBoth()
     const std::vector<core::Diagnostic> errors = fileErrors(scenario);
     QVERIFY2(errors.empty(), qPrintable(joined(errors)));
     const core::Evaluation ev = core::evaluate(scenario);
-    QVERIFY2(ev.ok, ev.warnings.empty() ? "" : ev.warnings.back().message.c_str());
+    QVERIFY2(ev.ok, ev.warnings.empty() ? "" : core::warningText(ev.warnings.back()).c_str());
 }
 
 // One row per rule that evaluate() enforces: the scenario breaks that rule (and as few others
@@ -219,10 +219,10 @@ void TestShapeCheck::bothPathsReject()
     QCOMPARE(QString::fromUtf8(toString(failure.code).data()), code);
     // The same rule, the same words: evaluate()'s message is one of the file's errors.
     const auto same = std::find_if(errors.begin(), errors.end(), [&](const core::Diagnostic& d) {
-        return withoutFile(d) == failure.message;
+        return withoutFile(d) == core::warningText(failure);
     });
     QVERIFY2(same != errors.end(),
-             qPrintable("evaluate: " + QString::fromStdString(failure.message) +
+             qPrintable("evaluate: " + QString::fromStdString(core::warningText(failure)) +
                         "\ncheckScenario:\n" + joined(errors)));
     QCOMPARE(QString::fromStdString(same->pointer), pointer);
 }
@@ -272,7 +272,7 @@ void TestShapeCheck::onlyFilesReject()
                     [&](const core::Diagnostic& d) { return d.pointer == pointer.toStdString(); }),
         qPrintable(joined(errors)));
     const core::Evaluation ev = core::evaluate(scenario);
-    QVERIFY2(ev.ok, ev.warnings.empty() ? "" : ev.warnings.back().message.c_str());
+    QVERIFY2(ev.ok, ev.warnings.empty() ? "" : core::warningText(ev.warnings.back()).c_str());
 }
 
 void TestShapeCheck::warningCodes()

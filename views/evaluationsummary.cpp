@@ -133,7 +133,8 @@ void EvaluationSummary::setEvaluation(const core::Evaluation& e)
     m_warningCount = static_cast<int>(e.warnings.size());
     const QIcon icon = style()->standardIcon(QStyle::SP_MessageBoxWarning);
     for (const core::Warning& w : e.warnings)
-        m_warnings->addItem(new QListWidgetItem(icon, QString::fromStdString(w.message)));
+        m_warnings->addItem(
+            new QListWidgetItem(icon, QString::fromStdString(core::warningText(w))));
     if (e.warnings.empty())
         m_warnings->addItem(tr("No warnings."));
 }

@@ -21,11 +21,15 @@ core::Evaluation evaluateSafely(const core::Scenario& scenario)
         return core::evaluate(scenario);
     } catch (const std::exception& error) {
         core::Evaluation failed;
-        failed.warnings.push_back({core::WarningCode::InternalError, error.what()});
+        failed.warnings.push_back(
+            core::Warning{core::WarningCode::InternalError, core::WarningForm::Detail}.name(
+                "detail", error.what()));
         return failed;
     } catch (...) {
         core::Evaluation failed;
-        failed.warnings.push_back({core::WarningCode::InternalError, "the cost model failed"});
+        failed.warnings.push_back(
+            core::Warning{core::WarningCode::InternalError, core::WarningForm::Detail}.name(
+                "detail", "the cost model failed"));
         return failed;
     }
 }

@@ -20,7 +20,8 @@ void WarningsPanel::setEvaluation(const core::Evaluation& evaluation)
     const QIcon warningIcon = style()->standardIcon(QStyle::SP_MessageBoxWarning);
     const QIcon infoIcon = style()->standardIcon(QStyle::SP_MessageBoxInformation);
     for (const core::Warning& w : evaluation.warnings) {
-        auto* item = new QListWidgetItem(warningIcon, QString::fromStdString(w.message), this);
+        auto* item =
+            new QListWidgetItem(warningIcon, QString::fromStdString(core::warningText(w)), this);
         const QString key = QString::fromUtf8(core::toString(w.code).data());
         item->setToolTip(tr("Warning code: %1").arg(key));
         item->setData(Qt::UserRole, key);

@@ -13,7 +13,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <cstdio>
 #include <string>
 
 namespace archipelago::core {
@@ -34,17 +33,10 @@ Evaluation evaluate(const Scenario& scenario)
 
 namespace {
 
-std::string fmt(const char* format, double a, double b = 0.0, double c = 0.0)
-{
-    char buf[256];
-    std::snprintf(buf, sizeof buf, format, a, b, c);
-    return buf;
-}
-
-void fail(Evaluation& ev, WarningCode code, std::string message)
+void fail(Evaluation& ev, Warning warning)
 {
     ev.ok = false;
-    ev.warnings.push_back({code, std::move(message)});
+    ev.warnings.push_back(std::move(warning));
 }
 
 // Degrees and shapes that must divide for the model to mean anything: the cost-model subset of
@@ -57,22 +49,23 @@ bool checkScenarioShape(const Scenario& s, const Catalog& catalog, Evaluation& e
     if (!error)
         return true;
     // "/pointer: message": a range rule's message alone does not say which field it is about.
-    fail(ev, warningCode(error->category), error->diagnostic.toString());
+    fail(ev, Warning{warningCode(error->category), WarningForm::Detail}.name(
+                 "detail", error->diagnostic.toString()));
     return false;
 }
 
 // Schedule settings the pipeline simulator cannot run as given, adjusted with a warning that
-// names the cause (evaluate() never fails on them). Returns true when `par`/`kind` changed.
+// names the cause (evaluate() never fails on them), when `warnings` is given. Returns true
+// when `par`/`kind` changed.
 bool adjustSchedule(const Scenario& s, Parallelism& par, ScheduleKind& kind,
-                    std::vector<Warning>& warnings)
+                    std::vector<Warning>* warnings)
 {
     bool changed = false;
     // DualPipe fixes its 2 chunks per rank itself (chunksPerRank); the scenario's v stays 1.
     if (par.virtualStages > 1 && kind != ScheduleKind::Interleaved1F1B) {
-        warnings.push_back({WarningCode::VirtualStagesIgnored,
-                            fmt("%.0f virtual stages need the interleaved 1F1B schedule; "
-                                "evaluated with 1",
-                                par.virtualStages)});
+        if (warnings)
+            warnings->push_back(Warning{WarningCode::VirtualStagesIgnored}.count(
+                "virtual_stages", par.virtualStages));
         par.virtualStages = 1;
         changed = true;
     }
@@ -86,11 +79,11 @@ bool adjustSchedule(const Scenario& s, Parallelism& par, ScheduleKind& kind,
             // Megatron-LM's interleaved schedule runs micro-batches in groups of p and rejects
             // a smaller last group (Narayanan et al. 2021 section 2.2.2); Megatron-core since
             // 2024 accepts it via microbatch_group_size_per_vp_stage, which we do not model.
-            warnings.push_back(
-                {WarningCode::InterleavingFallback,
-                 fmt("%.0f micro-batches are not a multiple of pp %.0f, which interleaved 1F1B "
-                     "needs: evaluated as 1F1B without virtual stages (v %.0f ignored)",
-                     static_cast<double>(m), par.pp, par.virtualStages)});
+            if (warnings)
+                warnings->push_back(Warning{WarningCode::InterleavingFallback}
+                                        .count("micro_batches", m)
+                                        .count("pp", par.pp)
+                                        .count("virtual_stages", par.virtualStages));
             par.virtualStages = 1;
             kind = ScheduleKind::OneFOneB;
             changed = true;
@@ -124,16 +117,16 @@ Evaluation evaluate(const Scenario& scenario, const Catalog& catalog,
     ScheduleKind kind = scenario.schedule.kind;
     std::vector<Warning> scheduleWarnings;
     Scenario copy;
-    const bool changed = adjustSchedule(scenario, adjusted, kind, scheduleWarnings);
+    const bool changed =
+        adjustSchedule(scenario, adjusted, kind, options.warnings ? &scheduleWarnings : nullptr);
     if (changed) { // a copy only off the hot path
         copy = scenario;
         copy.parallelism = adjusted;
         copy.schedule.kind = kind;
     }
     const Scenario& s = changed ? copy : scenario;
-    if (options.warnings)
-        for (Warning& wn : scheduleWarnings)
-            ev.warnings.push_back(std::move(wn));
+    for (Warning& wn : scheduleWarnings)
+        ev.warnings.push_back(std::move(wn));
     if (!checkScenarioShape(s, catalog, ev))
         return ev;
 
@@ -158,10 +151,11 @@ Evaluation evaluate(const Scenario& scenario, const Catalog& catalog,
     // product of degrees is (model/checkedmath.h).
     const auto gpus = checkedProduct(ctx.dp, ctx.par.tp, ctx.par.cp, ctx.p);
     if (!gpus) {
-        fail(ev, WarningCode::Invalid,
-             "tp * cp * pp * dp = " + std::to_string(ctx.par.tp) + " * " +
-                 std::to_string(ctx.par.cp) + " * " + std::to_string(ctx.p) + " * " +
-                 std::to_string(ctx.dp) + " is more than 2^63 GPUs");
+        fail(ev, Warning{WarningCode::Invalid, WarningForm::GpuOverflow}
+                     .count("tp", ctx.par.tp)
+                     .count("cp", ctx.par.cp)
+                     .count("pp", ctx.p)
+                     .count("dp", ctx.dp));
         return ev;
     }
     ev.gpus = *gpus;
@@ -169,7 +163,7 @@ Evaluation evaluate(const Scenario& scenario, const Catalog& catalog,
     placementPass(ctx);
     stageCostPass(ctx);
     if (!pipelinePass(ctx)) {
-        fail(ev, WarningCode::Pipeline, "pipeline schedule cannot run: " + ctx.pipe.error);
+        fail(ev, Warning{WarningCode::Pipeline}.name("detail", ctx.pipe.error));
         return ev;
     }
     dataParallelPass(ctx);

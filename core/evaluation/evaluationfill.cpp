@@ -5,21 +5,9 @@
 #include "model/scheduletraits.h"
 
 #include <algorithm>
-#include <cstdio>
 #include <string>
 
 namespace archipelago::core {
-
-namespace {
-
-std::string fmt(const char* format, double a, double b = 0.0, double c = 0.0, double d = 0.0)
-{
-    char buf[256];
-    std::snprintf(buf, sizeof buf, format, a, b, c, d);
-    return buf;
-}
-
-} // namespace
 
 void fillMemory(const Scenario& s, const Parallelism& par, ScheduleKind kind,
                 const std::vector<const AcceleratorSpec*>& accel,
@@ -67,14 +55,15 @@ void fillMemory(const Scenario& s, const Parallelism& par, ScheduleKind kind,
         const double use = mem.totalGib() / std::max(hbm, 1e-9);
         if (mem.totalGib() > hbm) {
             if (ev.fitsInMemory && warnings)
-                ev.warnings.push_back(
-                    {WarningCode::OutOfMemory,
-                     fmt("out of memory on stage %.0f: %.1f GiB > %.0f GiB HBM", r, mem.totalGib(),
-                         hbm) +
-                         fmt(" (weights %.1f, gradients %.1f, optimizer %.1f GiB, ", mem.weightsGib,
-                             mem.gradientsGib, mem.optimizerGib) +
-                         fmt("activations %.1f GiB for %.1f micro-batches in flight)",
-                             mem.activationsGib, in.inFlight)});
+                ev.warnings.push_back(Warning{WarningCode::OutOfMemory}
+                                          .count("stage", r)
+                                          .num("total_gib", mem.totalGib())
+                                          .num("hbm_gib", hbm)
+                                          .num("weights_gib", mem.weightsGib)
+                                          .num("gradients_gib", mem.gradientsGib)
+                                          .num("optimizer_gib", mem.optimizerGib)
+                                          .num("activations_gib", mem.activationsGib)
+                                          .num("in_flight", in.inFlight));
             ev.fitsInMemory = false;
         }
         if (use > worstUse) {
@@ -94,11 +83,12 @@ void addWarnings(const Scenario& s, const Parallelism& par, Evaluation& ev)
     if (!placementWarned)
         for (const Datacenter& dc : s.topology.datacenters)
             if (par.tp > scaleUpDomainGpus(dc)) {
-                ev.warnings.push_back({WarningCode::TpExceedsScaleUp,
-                                       "TP " + std::to_string(par.tp) + " exceeds the " +
-                                           std::to_string(scaleUpDomainGpus(dc)) +
-                                           "-GPU scale-up domain of " + dc.name +
-                                           ": TP collectives run over the scale-out fabric"});
+                ev.warnings.push_back(
+                    Warning{WarningCode::TpExceedsScaleUp, WarningForm::ScaleOutFabric}
+                        .count("tp", par.tp)
+                        .count("domain_gpus", scaleUpDomainGpus(dc))
+                        .count("datacenter_id", dc.id)
+                        .name("datacenter", dc.name));
                 break;
             }
     const Breakdown& b = ev.breakdown;
@@ -106,21 +96,21 @@ void addWarnings(const Scenario& s, const Parallelism& par, Evaluation& ev)
     if (t <= 0.0)
         return;
     if (b.bubbleS > 0.2 * t)
-        ev.warnings.push_back(
-            {WarningCode::Bubble,
-             fmt("pipeline bubble is %.0f%% of the iteration (%.2f s): %.0f stages, ",
-                 100.0 * b.bubbleS / t, b.bubbleS, par.pp) +
-                 fmt("%.0f micro-batches", static_cast<double>(microBatchesPerIteration(s)))});
+        ev.warnings.push_back(Warning{WarningCode::Bubble}
+                                  .num("bubble_pct", 100.0 * b.bubbleS / t)
+                                  .num("bubble_s", b.bubbleS)
+                                  .count("pp", par.pp)
+                                  .count("micro_batches", microBatchesPerIteration(s)));
     if (b.dpCommS > 0.1 * t)
-        ev.warnings.push_back({WarningCode::DpExposed,
-                               fmt("data-parallel gradient reduction exposes %.2f s per iteration "
-                                   "(%.0f%% of %.2f s)",
-                                   b.dpCommS, 100.0 * b.dpCommS / t, t)});
+        ev.warnings.push_back(Warning{WarningCode::DpExposed}
+                                  .num("dp_comm_s", b.dpCommS)
+                                  .num("dp_comm_pct", 100.0 * b.dpCommS / t)
+                                  .num("iteration_s", t));
     if (b.tpCommS > 0.2 * t)
-        ev.warnings.push_back({WarningCode::TpExposed,
-                               fmt("tensor-parallel communication exposes %.2f s per iteration "
-                                   "(%.0f%%) at TP %.0f",
-                                   b.tpCommS, 100.0 * b.tpCommS / t, par.tp)});
+        ev.warnings.push_back(Warning{WarningCode::TpExposed}
+                                  .num("tp_comm_s", b.tpCommS)
+                                  .num("tp_comm_pct", 100.0 * b.tpCommS / t)
+                                  .count("tp", par.tp));
 }
 
 } // namespace archipelago::core

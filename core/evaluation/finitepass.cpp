@@ -117,7 +117,8 @@ bool finitePass(EvaluationContext& ctx)
         }
     if (const auto cause = firstNonFinite(ctx)) {
         ev.ok = false;
-        ev.warnings.push_back({WarningCode::NonFinite, *cause});
+        ev.warnings.push_back(
+            Warning{WarningCode::NonFinite, WarningForm::Detail}.name("detail", *cause));
         return false;
     }
     return true;

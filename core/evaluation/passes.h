@@ -75,6 +75,8 @@ struct EvaluationContext
     struct DciBoundary
     {
         int rank = 0; // boundary rank -> rank + 1
+        Id fromDatacenter = -1;
+        Id toDatacenter = -1;
         double latencyS = 0.0;
         double transferS = 0.0;
     };

@@ -4,41 +4,34 @@
 #include "model/scheduletraits.h"
 
 #include <algorithm>
-#include <cstdio>
 #include <string>
 
 namespace archipelago::core {
 
 namespace {
 
-std::string datacenterName(const Scenario& s, int rank)
+std::string datacenterName(const Scenario& s, Id id)
 {
-    const std::vector<PlacementShard> shards = effectiveShards(s);
-    if (shards.empty() || rank >= static_cast<int>(shards.front().stageDatacenters.size()))
-        return "?";
-    const Datacenter* dc = findDatacenter(s.topology, shards.front().stageDatacenters[rank]);
+    const Datacenter* dc = findDatacenter(s.topology, id);
     return dc ? dc->name : "?";
 }
 
-std::string fmt(const char* format, double a, double b = 0.0)
-{
-    char buf[256];
-    std::snprintf(buf, sizeof buf, format, a, b);
-    return buf;
-}
-
-// One warning per DCI stage boundary, naming the sites and what the transfers cost.
+// One warning per DCI stage boundary, naming the datacenters it joins (those of its slowest
+// shard, from the placement) and what the transfers cost.
 void warnDciBoundaries(EvaluationContext& ctx)
 {
     for (const EvaluationContext::DciBoundary& b : ctx.dciBoundaries)
         ctx.ev.warnings.push_back(
-            {WarningCode::DciExposed,
-             "stage " + fmt("%.0f->%.0f", b.rank, b.rank + 1) + " crosses " +
-                 datacenterName(ctx.s, b.rank) + "<->" + datacenterName(ctx.s, b.rank + 1) +
-                 fmt(": %.2f ms latency + %.2f ms transfer per micro-batch", b.latencyS * 1e3,
-                     b.transferS * 1e3) +
-                 fmt("; DCI transfers lengthen the pipeline by %.1f ms per iteration",
-                     ctx.dciExposedS * 1e3)});
+            Warning{WarningCode::DciExposed}
+                .count("from_stage", b.rank)
+                .count("to_stage", b.rank + 1)
+                .count("from_datacenter_id", b.fromDatacenter)
+                .count("to_datacenter_id", b.toDatacenter)
+                .name("from_datacenter", datacenterName(ctx.s, b.fromDatacenter))
+                .name("to_datacenter", datacenterName(ctx.s, b.toDatacenter))
+                .num("latency_ms", b.latencyS * 1e3)
+                .num("transfer_ms", b.transferS * 1e3)
+                .num("exposed_ms", ctx.dciExposedS * 1e3));
 }
 
 double periodOf(const PipelineResult& r, ScheduleKind kind)

@@ -227,7 +227,8 @@ void stageCostPass(EvaluationContext& ctx)
                 ctx.traffic.groups.wrapBoundary += 2.0 * sendBytes * m;
         }
         if (dci && c < p - 1)
-            ctx.dciBoundaries.push_back({r, link.latencyS, transfer});
+            ctx.dciBoundaries.push_back(
+                {r, link.fromDatacenter, link.toDatacenter, link.latencyS, transfer});
         if (p > 1 && !shards.empty())
             addDciLoads(ctx, shards, c, from, to, sendBytes * par.tp * par.cp,
                         par.overlap.ppComm);

@@ -67,11 +67,6 @@ json trafficJson(const std::vector<LinkTraffic>& traffic)
 
 } // namespace
 
-std::string warningText(const Warning& warning)
-{
-    return warning.message;
-}
-
 json evaluationToJson(const std::string& file, const Evaluation& ev)
 {
     json warnings = json::array();

@@ -85,7 +85,4 @@ inline constexpr const char* kDciLink = "dci_link";
 // nlohmann::json::error_handler_t::replace: `file` is whatever bytes the user's path held.
 nlohmann::json evaluationToJson(const std::string& file, const Evaluation& evaluation);
 
-// The text of a warning as the JSON carries it.
-std::string warningText(const Warning& warning);
-
 } // namespace archipelago::core

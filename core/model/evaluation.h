@@ -7,6 +7,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <variant>
 #include <vector>
 
 namespace archipelago::core {
@@ -146,13 +147,68 @@ enum class WarningCode : std::uint8_t
 std::string_view toString(WarningCode code);
 std::optional<WarningCode> warningCodeFromString(std::string_view key);
 
+// One named figure of a warning: a number (its key names the unit: "_s", "_ms", "_gib",
+// "_km", "_gbps", "_pct"), an integer (a count, a degree, an id) or a name. Keys are literals.
+struct WarningValue
+{
+    std::string_view key;
+    std::variant<double, std::int64_t, std::string> value;
+
+    bool operator==(const WarningValue&) const = default;
+};
+
+// Which of a code's texts a warning takes (model/warningtext.cpp); most codes have one.
+enum class WarningForm : std::uint8_t
+{
+    Default,
+    Detail,            // the text is the "detail" value: a shape diagnostic, an error's text
+    GpuOverflow,       // invalid: tp * cp * pp * dp past 2^63
+    ScaleOutFabric,    // tp-exceeds-scale-up, from the scenario (no placement analysed)
+    Accelerator,       // catalog-missing
+    Nic,               // catalog-missing
+    Switch,            // catalog-missing
+    NoSwitch,          // catalog-missing
+    UnpricedLink,      // catalog-missing
+    DciOptic,          // catalog-missing, dci-reach
+    LineSystem,        // catalog-missing, dci-reach
+    NoDatacenter,      // placement-invalid
+    ShardStages,       // placement-invalid
+    UnknownDatacenter, // placement-invalid
+    InvalidSplit,      // placement-invalid
+    NoReplica,         // placement-invalid
+    OpticCount,        // non-finite
+    AmplifierCount,    // non-finite
+};
+
+// A warning is its code and its figures; the text is made only where it is shown
+// (warningText). Build one as Warning{code, form}.num("bubble_s", x).count("pp", p).
 struct Warning
 {
     WarningCode code = WarningCode::Invalid;
-    std::string message; // names the cause, with numbers and units
+    WarningForm form = WarningForm::Default;
+    std::vector<WarningValue> data;
+
+    Warning() = default;
+    explicit Warning(WarningCode c, WarningForm f = WarningForm::Default)
+        : code(c)
+        , form(f)
+    {}
+
+    Warning&& num(std::string_view key, double value) &&;
+    Warning&& count(std::string_view key, std::int64_t value) &&;
+    Warning&& name(std::string_view key, std::string value) &&;
+
+    const WarningValue* find(std::string_view key) const;
+    double number(std::string_view key) const;         // 0 when absent or not a number
+    std::int64_t integer(std::string_view key) const;  // 0 when absent or not an integer
+    std::string_view text(std::string_view key) const; // "" when absent or not a name
 
     bool operator==(const Warning&) const = default;
 };
+
+// The text of a warning, from its code's template (model/warningtext.cpp): what the CLI, the
+// JSON, the window and the reports show.
+std::string warningText(const Warning& warning);
 
 struct Evaluation
 {

@@ -4,7 +4,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <cstdio>
 
 namespace archipelago::core {
 
@@ -20,14 +19,6 @@ std::int64_t ceilDiv(std::int64_t a, std::int64_t b)
 std::string whole(double v)
 {
     return std::to_string(saturatingCast<long long>(std::round(v)));
-}
-
-// A figure as the user wrote it, for messages about extreme values ("1e-300").
-std::string num(double v)
-{
-    char buf[32];
-    std::snprintf(buf, sizeof buf, "%.6g", v);
-    return buf;
 }
 
 std::string gbpsName(double gbps)
@@ -70,8 +61,9 @@ void unpriced(std::vector<BomItem>& out, std::vector<Warning>* warnings, const s
 {
     const std::string what = gbpsName(gbps) + " link reaching " + metres(reachM);
     if (warnings)
-        warnings->push_back({WarningCode::CatalogMissing,
-                             "no optic or cable for a " + what + " in the catalog: unpriced"});
+        warnings->push_back(Warning{WarningCode::CatalogMissing, WarningForm::UnpricedLink}
+                                .num("gbps", gbps)
+                                .num("reach_m", reachM));
     out.push_back({"unpriced " + what, "optic", scope, links, 0.0, 0.0, detail});
 }
 
@@ -159,8 +151,8 @@ std::vector<BomItem> fabricBillOfMaterials(const Datacenter& dc, const FabricDes
 
     const SwitchSpec* sw = fabricSwitch(dc.fabric, fabricNicGbps(dc, catalog), catalog);
     if (!sw && warnings)
-        warnings->push_back({WarningCode::CatalogMissing,
-                             "no switch for " + dc.name + " in the catalog: switches unpriced"});
+        warnings->push_back(Warning{WarningCode::CatalogMissing, WarningForm::NoSwitch}.name(
+            "datacenter", dc.name));
     const std::string swName = sw ? sw->name : (f.switchName.empty() ? "switch" : f.switchName);
     const double swPrice = sw ? sw->priceUsd : 0.0;
     const double swWatts = sw ? sw->watts : 0.0;
@@ -200,9 +192,9 @@ std::vector<BomItem> dciBillOfMaterials(const DciLink& link, const Topology& top
     const Datacenter* b = findDatacenter(topology, link.b);
     const std::string name = (a ? a->name : "?") + "<->" + (b ? b->name : "?");
     const std::string scope = "dci " + name;
-    const auto warn = [&](WarningCode code, std::string msg) {
+    const auto warn = [&](Warning w) {
         if (warnings)
-            warnings->push_back({code, std::move(msg)});
+            warnings->push_back(std::move(w).count("link_id", link.id).name("link", name));
     };
     const int wavelengths = std::max(0, link.wavelengths);
 
@@ -212,9 +204,9 @@ std::vector<BomItem> dciBillOfMaterials(const DciLink& link, const Topology& top
             if (o.coherent && o.gbps >= link.gbpsPerWavelength &&
                 o.maxReachM >= link.distanceKm * 1000.0 && (!optic || o.priceUsd < optic->priceUsd))
                 optic = &o;
-        warn(WarningCode::CatalogMissing,
-             "DCI optic \"" + link.optic + "\" of " + name + " is not in the catalog: using " +
-                 (optic ? optic->name : std::string("an unpriced optic")));
+        warn(Warning{WarningCode::CatalogMissing, WarningForm::DciOptic}
+                 .name("optic", link.optic)
+                 .name("using", optic ? optic->name : "an unpriced optic"));
     }
     if (optic) {
         // One coherent transceiver per wavelength per end.
@@ -226,16 +218,16 @@ std::vector<BomItem> dciBillOfMaterials(const DciLink& link, const Topology& top
             out.push_back({optic->name, "dci-optic", scope, *optics, optic->priceUsd, optic->watts,
                            "one per wavelength per end"});
         else
-            warn(WarningCode::NonFinite, "the DCI optic count of " + name +
-                                             " is out of range: " + std::to_string(wavelengths) +
-                                             " wavelengths of " + num(link.gbpsPerWavelength) +
-                                             " Gb/s on " + optic->name + " (" + num(optic->gbps) +
-                                             " Gb/s); check Gbps_per_wavelength");
+            warn(Warning{WarningCode::NonFinite, WarningForm::OpticCount}
+                     .count("wavelengths", wavelengths)
+                     .num("gbps_per_wavelength", link.gbpsPerWavelength)
+                     .name("optic", optic->name)
+                     .num("optic_gbps", optic->gbps));
         if (link.distanceKm * 1000.0 > optic->maxReachM)
-            warn(WarningCode::DciReach, optic->name + " reaches " +
-                                            whole(optic->maxReachM / 1000.0) + " km but " + name +
-                                            " is " + whole(link.distanceKm) +
-                                            " km: needs longer-reach optics or regeneration");
+            warn(Warning{WarningCode::DciReach, WarningForm::DciOptic}
+                     .name("optic", optic->name)
+                     .num("reach_km", optic->maxReachM / 1000.0)
+                     .num("distance_km", link.distanceKm));
     }
 
     const LineSystemSpec* ls = catalog.lineSystem(link.lineSystem);
@@ -244,9 +236,9 @@ std::vector<BomItem> dciBillOfMaterials(const DciLink& link, const Topology& top
             if (l.maxReachKm >= link.distanceKm &&
                 (!ls || l.terminalPriceUsd < ls->terminalPriceUsd))
                 ls = &l;
-        warn(WarningCode::CatalogMissing, "line system \"" + link.lineSystem + "\" of " + name +
-                                              " is not in the catalog: using " +
-                                              (ls ? ls->name : std::string("none (unpriced)")));
+        warn(Warning{WarningCode::CatalogMissing, WarningForm::LineSystem}
+                 .name("line_system", link.lineSystem)
+                 .name("using", ls ? ls->name : "none (unpriced)"));
     }
     if (ls) {
         const std::int64_t pairs = ceilDiv(wavelengths, std::max(1, ls->maxWavelengths));
@@ -257,17 +249,18 @@ std::vector<BomItem> dciBillOfMaterials(const DciLink& link, const Topology& top
         const bool countable = amps == 0 || link.distanceKm / ls->amplifierSpacingKm < 0x1p53;
         const auto total = countable ? checkedMul(amps, pairs) : std::nullopt;
         if (!total)
-            warn(WarningCode::NonFinite,
-                 "the amplifier count of " + name + " is out of range: " + num(link.distanceKm) +
-                     " km with an amplifier every " + num(ls->amplifierSpacingKm) + " km; check " +
-                     "amplifier_spacing_km of line system " + ls->name);
+            warn(Warning{WarningCode::NonFinite, WarningForm::AmplifierCount}
+                     .num("distance_km", link.distanceKm)
+                     .num("spacing_km", ls->amplifierSpacingKm)
+                     .name("line_system", ls->name));
         else if (amps > 0)
             out.push_back({ls->name, "amplifier", scope, *total, ls->amplifierPriceUsd,
                            ls->amplifierWatts, "every " + whole(ls->amplifierSpacingKm) + " km"});
         if (ls->maxReachKm > 0.0 && link.distanceKm > ls->maxReachKm)
-            warn(WarningCode::DciReach, ls->name + " reaches " + whole(ls->maxReachKm) +
-                                            " km but " + name + " is " + whole(link.distanceKm) +
-                                            " km");
+            warn(Warning{WarningCode::DciReach, WarningForm::LineSystem}
+                     .name("line_system", ls->name)
+                     .num("reach_km", ls->maxReachKm)
+                     .num("distance_km", link.distanceKm));
     }
     return out;
 }

@@ -15,10 +15,10 @@ std::int64_t ceilDiv(std::int64_t a, std::int64_t b)
     return b <= 0 ? 0 : (a + b - 1) / b;
 }
 
-void warn(std::vector<Warning>* warnings, WarningCode code, std::string message)
+void warn(std::vector<Warning>* warnings, Warning warning)
 {
     if (warnings)
-        warnings->push_back({code, std::move(message)});
+        warnings->push_back(std::move(warning));
 }
 
 // Default radix when the catalog has no switch: a 51.2 Tb/s ASIC at 64 x 800G.
@@ -209,16 +209,18 @@ FabricDesign designFabric(const Datacenter& dc, const Catalog& catalog,
     f.kind = spec.kind;
     f.nicName = spec.nicModel;
     if (!spec.nicModel.empty() && !catalog.nic(spec.nicModel))
-        warn(warnings, WarningCode::CatalogMissing,
-             "NIC \"" + spec.nicModel + "\" of " + dc.name + " is not in the catalog: using " +
-                 std::to_string(saturatingCast<long long>(fabricNicGbps(dc, catalog))) + " Gb/s");
+        warn(warnings,
+             Warning{WarningCode::CatalogMissing, WarningForm::Nic}
+                 .name("nic", spec.nicModel)
+                 .name("datacenter", dc.name)
+                 .count("nic_gbps", saturatingCast<std::int64_t>(fabricNicGbps(dc, catalog))));
     const double nicGbps = fabricNicGbps(dc, catalog);
     const SwitchSpec* sw = fabricSwitch(spec, nicGbps, catalog);
     if (!spec.switchModel.empty() && (!sw || sw->name != spec.switchModel))
-        warn(warnings, WarningCode::CatalogMissing,
-             "switch \"" + spec.switchModel + "\" of " + dc.name +
-                 " is not in the catalog: using " +
-                 (sw ? sw->name : std::string("a 64-port switch at the NIC speed")));
+        warn(warnings, Warning{WarningCode::CatalogMissing, WarningForm::Switch}
+                           .name("switch", spec.switchModel)
+                           .name("datacenter", dc.name)
+                           .name("using", sw ? sw->name : "a 64-port switch at the NIC speed"));
     const int swRadix = sw ? sw->radix : kDefaultRadix;
     const double portGbps = sw && sw->portGbps > 0.0 ? sw->portGbps : nicGbps;
     f.switchName = sw ? sw->name : spec.switchModel;
@@ -328,10 +330,12 @@ FabricDesign designFabric(const Datacenter& dc, const Catalog& catalog,
     f.spineCoreLinks = f.plane.spineCoreLinks * f.planes;
     f.overCapacity = f.plane.overCapacity;
     if (f.overCapacity)
-        warn(warnings, WarningCode::FabricOverCapacity,
-             dc.name + ": " + std::to_string(f.plane.hostPorts) + " host ports exceed the " +
-                 std::to_string(f.plane.capacityHosts) + " a " + std::to_string(maxTiers) +
-                 "-tier fabric of radix " + std::to_string(f.radix) + " holds");
+        warn(warnings, Warning{WarningCode::FabricOverCapacity}
+                           .name("datacenter", dc.name)
+                           .count("host_ports", f.plane.hostPorts)
+                           .count("capacity_hosts", f.plane.capacityHosts)
+                           .count("tiers", maxTiers)
+                           .count("radix", f.radix));
     // Bisection: half the GPUs send across a cut between domains, through every tier above
     // the leaf (full bisection = N/2 x NIC rate, Leiserson 1985).
     const double divisor = f.tiers >= 3 ? lo * so : f.tiers == 2 ? lo : 1.0;

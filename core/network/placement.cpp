@@ -118,7 +118,7 @@ bool Analyzer::prepare()
     const Parallelism& par = m_scenario.parallelism;
     m_pp = std::max(1, par.pp);
     if (m_scenario.topology.datacenters.empty()) {
-        m_ctx.warnings.push_back({WarningCode::PlacementInvalid, "the topology has no datacenter"});
+        m_ctx.warnings.push_back(Warning{WarningCode::PlacementInvalid, WarningForm::NoDatacenter});
         return false;
     }
     m_shards = effectiveShards(m_scenario);
@@ -126,10 +126,11 @@ bool Analyzer::prepare()
     const Id firstDc = m_scenario.topology.datacenters.front().id;
     for (PlacementShard& shard : m_shards) {
         if (static_cast<int>(shard.stageDatacenters.size()) != m_pp) {
-            m_ctx.warnings.push_back({WarningCode::PlacementInvalid,
-                                      "a shard lists " +
-                                          std::to_string(shard.stageDatacenters.size()) +
-                                          " stage datacenters for PP " + std::to_string(m_pp)});
+            m_ctx.warnings.push_back(
+                Warning{WarningCode::PlacementInvalid, WarningForm::ShardStages}
+                    .count("stage_datacenters",
+                           static_cast<std::int64_t>(shard.stageDatacenters.size()))
+                    .count("pp", m_pp));
             shard.stageDatacenters.resize(
                 static_cast<std::size_t>(m_pp),
                 shard.stageDatacenters.empty() ? firstDc : shard.stageDatacenters.back());
@@ -137,8 +138,8 @@ bool Analyzer::prepare()
         for (Id& dc : shard.stageDatacenters)
             if (!findDatacenter(m_scenario.topology, dc)) {
                 m_ctx.warnings.push_back(
-                    {WarningCode::PlacementInvalid,
-                     "stage placed in unknown datacenter " + std::to_string(dc)});
+                    Warning{WarningCode::PlacementInvalid, WarningForm::UnknownDatacenter}.count(
+                        "datacenter_id", dc));
                 dc = firstDc;
             }
         if (shard.split()) {
@@ -149,10 +150,8 @@ bool Analyzer::prepare()
                 shard.splitDatacenters.begin(), shard.splitDatacenters.end(),
                 [&](Id dc) { return findDatacenter(m_scenario.topology, dc) != nullptr; });
             if (!known || (!tp && shard.splitDim != ParallelDim::Cp) || degree % k != 0) {
-                m_ctx.warnings.push_back({WarningCode::PlacementInvalid,
-                                          "a shard's split across datacenters is invalid "
-                                          "(unknown datacenter, dimension not tp or cp, or k "
-                                          "not dividing the degree): ignored"});
+                m_ctx.warnings.push_back(
+                    Warning{WarningCode::PlacementInvalid, WarningForm::InvalidSplit});
                 shard.splitDatacenters.clear();
             }
         }
@@ -171,9 +170,7 @@ bool Analyzer::prepare()
         }
     }
     if (dataParallel(m_scenario) <= 0 || m_stages.front().dcs.empty()) {
-        m_ctx.warnings.push_back({WarningCode::PlacementInvalid,
-                                  "no data-parallel replica: the GPU count is not a multiple "
-                                  "of TP x CP x PP, or the shards hold no replica"});
+        m_ctx.warnings.push_back(Warning{WarningCode::PlacementInvalid, WarningForm::NoReplica});
         return false;
     }
     // Per-datacenter layout sizes: the most replicas of any stage and the most stages of any
@@ -233,26 +230,25 @@ void Analyzer::analyzeDenseGroups(PlacementAnalysis& out)
                 static_cast<double>(std::int64_t{par.tp} * par.cp * m_stages.front().smallest()),
                 static_cast<int>(par.ep / epLocal), nullptr));
             if (m_ctx.wantWarnings)
-                m_ctx.warnings.push_back({WarningCode::EpCrossesDc,
-                                          "EP " + std::to_string(par.ep) + " does not divide the " +
-                                              std::to_string(expertSpace) + " expert ranks of " +
-                                              layout.dc->name +
-                                              ": expert all-to-all crosses the datacenter link"});
+                m_ctx.warnings.push_back(Warning{WarningCode::EpCrossesDc}
+                                             .count("ep", par.ep)
+                                             .count("expert_ranks", expertSpace)
+                                             .count("datacenter_id", layout.dc->id)
+                                             .name("datacenter", layout.dc->name));
         }
         out.tp = first ? tp : slower(out.tp, tp);
         out.cp = first ? cp : slower(out.cp, cp);
         out.ep = first ? ep : slower(out.ep, ep);
         first = false;
         if (m_ctx.wantWarnings && (par.tp > layout.fabric.gpusPerDomain || tp.levels.size() > 1))
-            m_ctx.warnings.push_back({WarningCode::TpExceedsScaleUp,
-                                      "TP " + std::to_string(par.tp) + " does not fit the " +
-                                          std::to_string(layout.fabric.gpusPerDomain) +
-                                          "-GPU scale-up domain of " + layout.dc->name +
-                                          ": its collectives cross the " +
-                                          toString(tp.levels.back().linkClass) + " tier at " +
-                                          detail::formatNumber(tp.levels.back().bandwidthGBps) +
-                                          " GB/s per GPU instead of " +
-                                          detail::formatNumber(layout.scaleUpGBps) + " GB/s"});
+            m_ctx.warnings.push_back(Warning{WarningCode::TpExceedsScaleUp}
+                                         .count("tp", par.tp)
+                                         .count("domain_gpus", layout.fabric.gpusPerDomain)
+                                         .count("datacenter_id", layout.dc->id)
+                                         .name("datacenter", layout.dc->name)
+                                         .name("tier", toString(tp.levels.back().linkClass))
+                                         .num("tier_gbps", tp.levels.back().bandwidthGBps)
+                                         .num("scale_up_gbps", layout.scaleUpGBps));
         detail::warnCrossRail(m_ctx, layout, ep, "EP all-to-all");
     }
 }

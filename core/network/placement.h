@@ -22,7 +22,10 @@ struct LevelLink
     int participants = 1;
     double bandwidthGBps = 0.0; // GB/s (10^9 bytes/s) per GPU, each direction
     double latencyS = 0.0;
-    Id dciLinkId = -1;       // the DCI link crossed, when linkClass == Dci
+    Id dciLinkId = -1; // the DCI link crossed, when linkClass == Dci
+    // A stage boundary across datacenters: the datacenters it joins (its slowest shard's).
+    Id fromDatacenter = -1;
+    Id toDatacenter = -1;
     int concurrentFlows = 1; // flows sharing the bottleneck at the same time
 
     bool operator==(const LevelLink&) const = default;

@@ -5,7 +5,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <cstdio>
 #include <limits>
 #include <set>
 
@@ -116,14 +115,6 @@ std::string linkName(const Context& ctx, Id linkId)
 
 } // namespace
 
-std::string formatNumber(double v)
-{
-    char buf[32];
-    const double a = std::fabs(v);
-    std::snprintf(buf, sizeof buf, a >= 100 ? "%.0f" : a >= 10 ? "%.1f" : "%.3g", v);
-    return buf;
-}
-
 DcLayout& layoutFor(Context& ctx, Id dc)
 {
     auto it = ctx.layouts.find(dc);
@@ -138,10 +129,10 @@ DcLayout& layoutFor(Context& ctx, Id dc)
     layout.scaleUpGBps = acc && acc->scaleUpGBpsPerDirection > 0.0 ? acc->scaleUpGBpsPerDirection
                                                                    : kDefaultScaleUpGBps;
     if (!acc)
-        ctx.warnings.push_back({WarningCode::CatalogMissing,
-                                "accelerator \"" + layout.dc->accelerator + "\" of " +
-                                    layout.dc->name + " is not in the catalog: scale-up " +
-                                    formatNumber(kDefaultScaleUpGBps) + " GB/s assumed"});
+        ctx.warnings.push_back(Warning{WarningCode::CatalogMissing, WarningForm::Accelerator}
+                                   .name("accelerator", layout.dc->accelerator)
+                                   .name("datacenter", layout.dc->name)
+                                   .num("scale_up_gbps", kDefaultScaleUpGBps));
     return ctx.layouts.emplace(dc, std::move(layout)).first->second;
 }
 
@@ -244,9 +235,9 @@ LevelLink dciLevel(Context& ctx, const std::vector<Id>& dcs, double ownFlows, in
         std::optional<DciRoute> scratch;
         const DciRoute* route = ctx.model.route(from, to, scratch);
         if (!route) {
-            ctx.warnings.push_back({WarningCode::DciUnreachable, "no DCI route joins datacenters " +
-                                                                     std::to_string(from) +
-                                                                     " and " + std::to_string(to)});
+            ctx.warnings.push_back(Warning{WarningCode::DciUnreachable}
+                                       .count("from_datacenter_id", from)
+                                       .count("to_datacenter_id", to));
             l.bandwidthGBps = 0.0;
             continue;
         }
@@ -261,13 +252,15 @@ LevelLink dciLevel(Context& ctx, const std::vector<Id>& dcs, double ownFlows, in
             const double connections = dciConnections(*link, flows);
             const double usable = dciUsableCapacityGBps(*link, rtt, connections);
             if (usable < dciCapacityGBps(*link) && ctx.wantWarnings) {
-                Warning w{WarningCode::DciTransportBound,
-                          std::string(toString(link->transport)) + " on " +
-                              linkName(ctx, link->id) + " (RTT " + formatNumber(rtt * 1e3) +
-                              " ms, loss " + formatNumber(link->packetLossRate) + ", " +
-                              formatNumber(connections) + " connections) carries " +
-                              formatNumber(usable) + " of its " +
-                              formatNumber(dciCapacityGBps(*link)) + " GB/s"};
+                Warning w = Warning{WarningCode::DciTransportBound}
+                                .name("transport", toString(link->transport))
+                                .count("link_id", link->id)
+                                .name("link", linkName(ctx, link->id))
+                                .num("rtt_ms", rtt * 1e3)
+                                .num("loss", link->packetLossRate)
+                                .num("connections", connections)
+                                .num("usable_gbps", usable)
+                                .num("capacity_gbps", dciCapacityGBps(*link));
                 // Every stage's gradient path asks again: say it once.
                 if (std::find(ctx.warnings.begin(), ctx.warnings.end(), w) == ctx.warnings.end())
                     ctx.warnings.push_back(std::move(w));
@@ -302,6 +295,8 @@ LevelLink boundaryLink(Context& ctx, const Scenario& scenario, const PlacementSh
     const Id b = sd[static_cast<std::size_t>((i + 1) % pp)];
     if (a != b) {
         LevelLink l = dciLevel(ctx, {a, b}, 0.0, 2, &loads, true);
+        l.fromDatacenter = a;
+        l.toDatacenter = b;
         return l;
     }
     const DcLayout& layout = layoutFor(ctx, a);
@@ -366,14 +361,13 @@ void warnCrossRail(Context& ctx, const DcLayout& layout, const GroupPath& path,
         if (l.linkClass == LinkClass::ScaleUp || l.linkClass == LinkClass::Dci ||
             l.bandwidthGBps >= plain)
             continue;
-        ctx.warnings.push_back(
-            {WarningCode::RailOnlyForwarding,
-             what + " on rail-only " + layout.dc->name +
-                 ": cross-rail traffic is forwarded through the scale-up domain first (Wang et "
-                 "al. 2023): " +
-                 formatNumber(l.bandwidthGBps) + " instead of " + formatNumber(plain) +
-                 " GB/s per GPU (+" + formatNumber((plain / l.bandwidthGBps - 1.0) * 100.0) +
-                 "% time)"});
+        ctx.warnings.push_back(Warning{WarningCode::RailOnlyForwarding}
+                                   .name("what", what)
+                                   .count("datacenter_id", layout.dc->id)
+                                   .name("datacenter", layout.dc->name)
+                                   .num("forwarded_gbps", l.bandwidthGBps)
+                                   .num("plain_gbps", plain)
+                                   .num("extra_time_pct", (plain / l.bandwidthGBps - 1.0) * 100.0));
         return;
     }
 }
@@ -383,13 +377,17 @@ void warnBoundary(Context& ctx, int from, int to, const LevelLink& link)
     if (!ctx.wantWarnings)
         return;
     const DciLink* dci = findLink(ctx.scenario.topology, link.dciLinkId);
-    ctx.warnings.push_back({WarningCode::PpCrossesDc,
-                            "stage " + std::to_string(from) + "->" + std::to_string(to) +
-                                " crosses " + linkName(ctx, link.dciLinkId) + " (" +
-                                (dci ? formatNumber(dci->distanceKm) : std::string("?")) + " km, " +
-                                formatNumber(link.latencyS * 1e6) + " us per transfer): " +
-                                std::to_string(link.concurrentFlows) + " GPU flows share it, " +
-                                formatNumber(link.bandwidthGBps) + " GB/s per GPU"});
+    Warning w = Warning{WarningCode::PpCrossesDc}
+                    .count("from_stage", from)
+                    .count("to_stage", to)
+                    .count("link_id", link.dciLinkId)
+                    .name("link", linkName(ctx, link.dciLinkId));
+    if (dci) // else the text says "?"
+        w.data.push_back({"distance_km", dci->distanceKm});
+    ctx.warnings.push_back(std::move(w)
+                               .num("latency_us", link.latencyS * 1e6)
+                               .count("flows", link.concurrentFlows)
+                               .num("gpu_gbps", link.bandwidthGBps));
 }
 
 void warnShared(Context& ctx, const GroupPath& path, const std::string& what)
@@ -405,11 +403,14 @@ void warnShared(Context& ctx, const GroupPath& path, const std::string& what)
     const int perGroup = std::max(1, path.size() / std::max(1, l.participants));
     const int groups = std::max(1, l.concurrentFlows / perGroup);
     const double cap = dciCapacityGBps(*dci);
-    ctx.warnings.push_back({WarningCode::DciShared,
-                            what + " of " + std::to_string(groups) + " groups shares " +
-                                linkName(ctx, dci->id) + " (" + formatNumber(cap * 8.0 / 1000.0) +
-                                " Tb/s): " + formatNumber(cap / groups) + " GB/s per group, " +
-                                formatNumber(l.bandwidthGBps) + " GB/s per GPU"});
+    ctx.warnings.push_back(Warning{WarningCode::DciShared}
+                               .name("what", what)
+                               .count("groups", groups)
+                               .count("link_id", dci->id)
+                               .name("link", linkName(ctx, dci->id))
+                               .num("capacity_tbps", cap * 8.0 / 1000.0)
+                               .num("group_gbps", cap / groups)
+                               .num("gpu_gbps", l.bandwidthGBps));
 }
 
 void warnSplit(Context& ctx, ParallelDim dim, int degree, const LevelLink& link)
@@ -418,14 +419,16 @@ void warnSplit(Context& ctx, ParallelDim dim, int degree, const LevelLink& link)
         return;
     const bool tp = dim == ParallelDim::Tp;
     const DciLink* dci = findLink(ctx.scenario.topology, link.dciLinkId);
-    ctx.warnings.push_back({tp ? WarningCode::TpCrossesDc : WarningCode::CpCrossesDc,
-                            std::string(tp ? "TP " : "CP ") + std::to_string(degree) +
-                                " is split across " + linkName(ctx, link.dciLinkId) + " (" +
-                                (dci ? formatNumber(dci->distanceKm) : std::string("?")) + " km, " +
-                                formatNumber(link.latencyS * 1e6) + " us per step): every " +
-                                (tp ? "tensor" : "context") + "-parallel collective crosses it, " +
-                                std::to_string(link.concurrentFlows) + " GPU flows share it, " +
-                                formatNumber(link.bandwidthGBps) + " GB/s per GPU"});
+    Warning w = Warning{tp ? WarningCode::TpCrossesDc : WarningCode::CpCrossesDc}
+                    .count("degree", degree)
+                    .count("link_id", link.dciLinkId)
+                    .name("link", linkName(ctx, link.dciLinkId));
+    if (dci) // else the text says "?"
+        w.data.push_back({"distance_km", dci->distanceKm});
+    ctx.warnings.push_back(std::move(w)
+                               .num("latency_us", link.latencyS * 1e6)
+                               .count("flows", link.concurrentFlows)
+                               .num("gpu_gbps", link.bandwidthGBps));
 }
 
 } // namespace archipelago::core::detail

@@ -79,6 +79,4 @@ void warnShared(Context& ctx, const GroupPath& path, const std::string& what);
 // A TP or CP group split across datacenters: names the DCI link and the per-GPU bandwidth.
 void warnSplit(Context& ctx, ParallelDim dim, int degree, const LevelLink& link);
 
-std::string formatNumber(double v);
-
 } // namespace archipelago::core::detail
