@@ -54,9 +54,12 @@ struct ChunkWindow
 // stream). Gradients of a chunk become ready uniformly over its last backward, layer by
 // layer in reverse. Returns when the last bucket is reduced; `busyBeforeS` gets the
 // communication time spent before `computeEndS` (what overlaps the rank's compute).
-double reduceAsReady(std::vector<ChunkWindow> windows, double totalS, double totalParams,
+// `windows` is sorted in a copy, `sorted` (scratch kept between calls: no allocation).
+double reduceAsReady(const std::vector<ChunkWindow>& chunkWindows,
+                     std::vector<ChunkWindow>& windows, double totalS, double totalParams,
                      double bucket, double computeEndS, double& busyBeforeS)
 {
+    windows.assign(chunkWindows.begin(), chunkWindows.end());
     std::sort(windows.begin(), windows.end(),
               [](const ChunkWindow& a, const ChunkWindow& b) { return a.readyEndS < b.readyEndS; });
     double freeAt = 0.0;
@@ -82,9 +85,11 @@ double reduceAsReady(std::vector<ChunkWindow> windows, double totalS, double tot
 // optimizer): launched bucket by bucket in the order the forward needs them, from the start
 // of the iteration, on one stream. A bucket needed before it arrives delays the rank by the
 // difference; returns the largest such delay, and in `hiddenS` the gather time hidden.
-double gatherBeforeUse(std::vector<ChunkWindow> windows, double totalS, double totalParams,
+double gatherBeforeUse(const std::vector<ChunkWindow>& chunkWindows,
+                       std::vector<ChunkWindow>& windows, double totalS, double totalParams,
                        double bucket, double& hiddenS)
 {
+    windows.assign(chunkWindows.begin(), chunkWindows.end()); // sorted in a copy, as above
     std::sort(windows.begin(), windows.end(),
               [](const ChunkWindow& a, const ChunkWindow& b) { return a.needStartS < b.needStartS; });
     double freeAt = 0.0;
@@ -138,6 +143,11 @@ DataParallelCost dataParallelCost(const Scenario& s, const Parallelism& par,
     const double vocab = vocabParamsPerGpu(s.workload, par);
     DataParallelCost out;
     double worst = -1.0;
+    // Per rank, its chunks' windows in chunk order, and a copy to sort: kept across the ranks.
+    std::vector<ChunkWindow> windows;
+    std::vector<ChunkWindow> sorted;
+    windows.reserve(chunks.size());
+    sorted.reserve(chunks.size());
     for (int r = 0; r < p; ++r) {
         const auto ri = static_cast<std::size_t>(r);
         const AcceleratorSpec& a = *accel[ri];
@@ -182,7 +192,7 @@ DataParallelCost dataParallelCost(const Scenario& s, const Parallelism& par,
         // The rank's chunks: when their gradients become final and when they first need their
         // weights, from the simulated schedule (pipelinesimulator.h).
         const double params = rp.dense + rp.expert;
-        std::vector<ChunkWindow> windows;
+        windows.clear();
         for (std::size_t c = 0; c < parts.size(); ++c) {
             const ChunkSpec& ch = chunks[c];
             if (ch.rank != r)
@@ -207,7 +217,7 @@ DataParallelCost dataParallelCost(const Scenario& s, const Parallelism& par,
         double hidden = 0.0; // communication time that runs while the rank computes
         if (par.overlap.dpGradReduce && params > 0.0) {
             double busyBefore = 0.0;
-            double done = reduceAsReady(windows, grad, params, bucket, finish, busyBefore);
+            double done = reduceAsReady(windows, sorted, grad, params, bucket, finish, busyBefore);
             // Capacity: over a DCI link the gradient collective only gets what the pipeline's
             // transfers leave of the link from the first ready bucket on (both share it).
             if (gradDciS > 0.0 && !windows.empty()) {
@@ -229,7 +239,7 @@ DataParallelCost dataParallelCost(const Scenario& s, const Parallelism& par,
         }
         if (par.overlap.dpParamGather && params > 0.0) {
             double gatherHidden = 0.0;
-            exposed += gatherBeforeUse(windows, gather, params, bucket, gatherHidden);
+            exposed += gatherBeforeUse(windows, sorted, gather, params, bucket, gatherHidden);
             hidden += gatherHidden;
         } else {
             exposed += gather;

@@ -54,9 +54,19 @@ void expose(double comm, bool overlap, double window, double interferenceFactor,
 
 } // namespace
 
+const LayerCompute& LayerComputeMemo::get(const Workload& workload, const Parallelism& par,
+                                          bool moe, const AcceleratorSpec& accel)
+{
+    for (const Entry& e : entries)
+        if (e.accel == &accel && e.moe == moe)
+            return e.compute;
+    entries.push_back({&accel, moe, layerCompute(workload, par, moe, accel)});
+    return entries.back().compute;
+}
+
 ChunkParts chunkCost(const Workload& w, const Parallelism& par, const PlacementAnalysis& pl,
                      const AcceleratorSpec& accel, const ChunkSpec& chunk, double microBatches,
-                     TrafficTally* traffic, bool pairedPasses)
+                     TrafficTally* traffic, bool pairedPasses, LayerComputeMemo* memo)
 {
     const EfficiencyParams& eff = accel.efficiency;
     const double t = std::max(1, par.tp);
@@ -74,7 +84,8 @@ ChunkParts chunkCost(const Workload& w, const Parallelism& par, const PlacementA
     auto addLayers = [&](bool moe, int count) {
         if (count <= 0)
             return;
-        const LayerCompute lc = layerCompute(w, par, moe, accel);
+        const LayerCompute lc =
+            memo ? memo->get(w, par, moe, accel) : layerCompute(w, par, moe, accel);
         const double n = count;
         const double passes = full ? 3.0 : 2.0; // forward passes' worth of collectives
         // Megatron TP (Shoeybi et al. 2019, section 3): two all-reduces per layer forward and

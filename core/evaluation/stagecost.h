@@ -4,6 +4,7 @@
 // each link class.
 #pragma once
 
+#include "compute/computemodel.h"
 #include "model/catalog.h"
 #include "model/evaluation.h"
 #include "network/linktraffic.h"
@@ -58,9 +59,25 @@ struct ChunkSpec
 // traffic tally (nullptr skips traffic accounting). `pairedPasses`: the schedule runs each
 // forward beside another micro-batch's backward on the same rank (DualPipe), so the expert
 // all-to-all of one hides under the other's compute.
+// `memo`, when given, keeps layerCompute() per (accelerator, dense or MoE) between the chunks
+// of one evaluation (same workload and parallelism): most chunks share their layer shape.
+struct LayerComputeMemo
+{
+    struct Entry
+    {
+        const AcceleratorSpec* accel = nullptr;
+        bool moe = false;
+        LayerCompute compute;
+    };
+    std::vector<Entry> entries;
+
+    const LayerCompute& get(const Workload& workload, const Parallelism& par, bool moe,
+                            const AcceleratorSpec& accel);
+};
+
 ChunkParts chunkCost(const Workload& workload, const Parallelism& par,
                      const PlacementAnalysis& placement, const AcceleratorSpec& accel,
                      const ChunkSpec& chunk, double microBatches, TrafficTally* traffic,
-                     bool pairedPasses = false);
+                     bool pairedPasses = false, LayerComputeMemo* memo = nullptr);
 
 } // namespace archipelago::core

@@ -165,12 +165,14 @@ void stageCostPass(EvaluationContext& ctx)
     spec.forwardS.resize(static_cast<std::size_t>(nChunks));
     spec.backwardS.resize(static_cast<std::size_t>(nChunks));
     ctx.parts.resize(static_cast<std::size_t>(nChunks));
+    LayerComputeMemo memo; // the chunks' layers share a few shapes (one per accelerator)
+    memo.entries.reserve(4);
     for (int c = 0; c < nChunks; ++c)
         ctx.parts[static_cast<std::size_t>(c)] =
             chunkCost(w, par, pl, *ctx.accel[static_cast<std::size_t>(
                           ctx.chunkRank[static_cast<std::size_t>(c)])],
                       ctx.chunks[static_cast<std::size_t>(c)], m, &ctx.traffic,
-                      ctx.kind == ScheduleKind::DualPipe);
+                      ctx.kind == ScheduleKind::DualPipe, &memo);
 
     // Pipeline boundaries: activations of one micro-batch, s*b*h bf16 per TP group, split by
     // cp, and split by t: each TP rank sends only its 1/t slice over its own NIC, the

@@ -8,6 +8,7 @@
 #include <functional>
 #include <cstdint>
 #include <limits>
+#include <memory>
 #include <numeric>
 #include <string>
 
@@ -89,6 +90,88 @@ PipelineResult failure(std::string error)
     return r;
 }
 
+// One op of a replay (below), its indices precomputed: no division or lookup left per op.
+struct ReplayOp
+{
+    enum Flag : std::uint8_t
+    {
+        ChainStart = 1,   // the first chunk of its chain: a forward needs no input
+        ChainEnd = 2,     // the last chunk of its chain: a backward needs only its own forward
+        FullBackward = 4, // PipelineOp::fullBackward
+        PairFirst = 8,    // the first op of an overlapped pair (the next op is the second)
+    };
+    int cell = 0;  // chunk * m + micro-batch
+    int chunk = 0;
+    int rank = 0;
+    PipelineOpKind kind = PipelineOpKind::Forward;
+    std::uint8_t flags = 0;
+};
+
+// Everything about a simulation that depends on the schedule's shape alone (schedule, p, v, m
+// and the cross-DC extra warm-ups per rank), not on any time: the rank orders, the peak
+// in-flight activations and, once a run without shared-resource loads has made it, the order
+// in which that run executed the ops. Without loads, which op becomes runnable when is purely
+// structural (an op waits on ops, never on a time), so the same shape always runs its ops in
+// the same order; replaying that order gives bit-identical numbers (every time is computed
+// from the same inputs by the same operations, ties included) without the worklist.
+struct CompiledShape
+{
+    ScheduleKind schedule = ScheduleKind::OneFOneB;
+    int p = 0;
+    int v = 0;
+    int m = 0;
+    std::vector<int> extras; // dciExtraMicroBatches per rank
+    RankOrders orders;
+    std::vector<int> peaks; // peakInFlight(orders)
+    // orders.ops decoded for the worklist, same indices (PairFirst: the op and the next run as
+    // one overlapped pair).
+    std::vector<ReplayOp> byPos;
+    // The ops in the order a run without loads executed them (empty until one did).
+    std::vector<ReplayOp> replay;
+
+    bool matches(const PipelineSpec& spec, const std::vector<int>& extrasIn) const
+    {
+        return schedule == spec.schedule && p == spec.stages && v == spec.virtualStages &&
+               m == spec.microBatches && extras == extrasIn;
+    }
+};
+
+// Per-thread scratch of the simulator: a few recently used shapes (an explorer evaluates many
+// design points of one pipeline shape in a row) and the per-(chunk, micro-batch) buffers, kept
+// between calls so that a simulation allocates little more than its result.
+struct SimulatorScratch
+{
+    // Bounded: a shape holds O(p * v * m) ops, so only small ones and only a few are kept.
+    static constexpr std::size_t maxShapes = 8;
+    static constexpr std::size_t maxCachedOps = 100'000; // about 5 MB per shape
+    std::vector<std::unique_ptr<CompiledShape>> shapes; // most recently used first
+    std::vector<int> extras;                            // the key being looked up
+
+    std::vector<double> forwardEnd, backwardEnd, activationAt, gradientAt;
+    std::vector<double> forwardDur, backwardDur, weightDur, send;
+    std::vector<int> pos, work;
+    std::vector<char> queued;
+    std::vector<std::uint8_t> chainFlags;
+
+    // The shape of `spec`, from the cache or built (and cached when small enough).
+    CompiledShape& shapeFor(const PipelineSpec& spec, std::unique_ptr<CompiledShape>& owned);
+
+    // Frees the per-cell buffers after a simulation too big to be worth keeping them for.
+    void trim()
+    {
+        if (forwardEnd.size() <= maxCachedOps)
+            return;
+        for (std::vector<double>* v : {&forwardEnd, &backwardEnd, &activationAt, &gradientAt})
+            std::vector<double>().swap(*v);
+    }
+};
+
+SimulatorScratch& scratch()
+{
+    thread_local SimulatorScratch s;
+    return s;
+}
+
 // Runs each rank's op list in order. An op starts when its rank is free and its inputs have
 // arrived; without shared resources the result is the longest path through the DAG of
 // rank-order and data edges, so ranks can be advanced in any order: a worklist re-visits a
@@ -99,21 +182,42 @@ PipelineResult failure(std::string error)
 class Simulator
 {
 public:
-    Simulator(const PipelineSpec& spec, const RankOrders& orders)
+    // `replaying`: the run will be a replay(), which writes every end time before reading it
+    // (the buffers need no reset).
+    Simulator(const PipelineSpec& spec, const CompiledShape& shape, SimulatorScratch& scratch,
+              bool replaying)
         : m_spec(spec)
-        , m_orders(orders)
+        , m_orders(shape.orders)
+        , m_byPos(shape.byPos)
         , m_stages(spec.stages)
         , m_microBatches(spec.microBatches)
         , m_chunks(spec.stages * spec.virtualStages)
+        , m_forwardEnd(scratch.forwardEnd)
+        , m_backwardEnd(scratch.backwardEnd)
+        , m_activationAt(scratch.activationAt)
+        , m_gradientAt(scratch.gradientAt)
+        , m_forwardDur(scratch.forwardDur)
+        , m_backwardDur(scratch.backwardDur)
+        , m_weightDur(scratch.weightDur)
+        , m_send(scratch.send)
+        , m_pos(scratch.pos)
+        , m_queued(scratch.queued)
+        , m_work(scratch.work)
+        , m_chainFlags(scratch.chainFlags)
     {
         const auto cells =
             static_cast<std::size_t>(m_chunks) * static_cast<std::size_t>(m_microBatches);
-        m_forwardEnd.assign(cells, notDone);
-        m_backwardEnd.assign(cells, notDone);
+        if (replaying) {
+            m_forwardEnd.resize(cells);
+            m_backwardEnd.resize(cells);
+        } else {
+            m_forwardEnd.assign(cells, notDone);
+            m_backwardEnd.assign(cells, notDone);
+        }
         const auto n = static_cast<std::size_t>(m_chunks);
         const auto ranks = static_cast<std::size_t>(m_stages);
-        m_forwardDur = spec.forwardS;
-        m_backwardDur = spec.backwardS;
+        m_forwardDur.assign(spec.forwardS.begin(), spec.forwardS.end());
+        m_backwardDur.assign(spec.backwardS.begin(), spec.backwardS.end());
         m_weightDur.assign(n, 0.0);
         m_splitW = splitsWeightGrad(spec.schedule);
         if (m_splitW) {
@@ -124,9 +228,16 @@ public:
                 m_backwardDur[c] = spec.backwardS[c] - m_weightDur[c];
             }
         }
-        m_send = spec.sendS;
+        m_chainFlags.resize(n);
+        for (std::size_t c = 0; c < n; ++c) {
+            const int inChain = static_cast<int>(c) % m_orders.chainLength;
+            const bool last = inChain == m_orders.chainLength - 1;
+            m_chainFlags[c] = static_cast<std::uint8_t>(
+                (inChain == 0 ? ReplayOp::ChainStart : 0) | (last ? ReplayOp::ChainEnd : 0));
+        }
+        m_send.assign(spec.sendS.begin(), spec.sendS.end());
         m_send.resize(n, 0.0); // n - 1 boundaries, one unused slot keeps indexing simple
-        m_pos.assign(orders.begin.begin(), orders.begin.end() - 1);
+        m_pos.assign(m_orders.begin.begin(), m_orders.begin.end() - 1);
         m_freeAt.assign(ranks, 0.0);
         m_firstStart.assign(ranks, notDone);
         m_busy.assign(ranks, 0.0);
@@ -160,18 +271,19 @@ public:
             u.busyIntervals.reserve(spec.loads.size() * static_cast<std::size_t>(m_microBatches));
     }
 
-    // False when some rank can never run its next op (a cycle in the schedule).
-    bool run(std::vector<TimelineBlock>* timeline)
+    // False when some rank can never run its next op (a cycle in the schedule). With
+    // `steps`, appends the ops in the order they ran (for CompiledShape::replay).
+    bool run(std::vector<TimelineBlock>* timeline, std::vector<ReplayOp>* steps)
     {
         m_timeline = timeline;
-        std::vector<int> work(static_cast<std::size_t>(m_stages));
-        std::iota(work.begin(), work.end(), 0);
+        m_steps = steps;
+        m_work.resize(static_cast<std::size_t>(m_stages));
+        std::iota(m_work.begin(), m_work.end(), 0);
         m_queued.assign(static_cast<std::size_t>(m_stages), 1);
-        m_work = &work;
         for (;;) {
-            while (!work.empty()) {
-                const int r = work.back();
-                work.pop_back();
+            while (!m_work.empty()) {
+                const int r = m_work.back();
+                m_work.pop_back();
                 m_queued[static_cast<std::size_t>(r)] = 0;
                 advance(r);
             }
@@ -189,8 +301,42 @@ public:
         return true;
     }
 
-    const std::vector<double>& busy() const { return m_busy; }
-    const std::vector<double>& freeAt() const { return m_freeAt; }
+    // Runs the ops in an order a run() of the same shape without loads recorded (see
+    // levelOrder): every op's inputs are final when it is reached, so there is no worklist and
+    // no readiness check. The arithmetic is advance()'s, operation for operation, so the
+    // numbers are bit-identical. No timeline (its blocks come in the worklist's order).
+    void replay(const std::vector<ReplayOp>& ops)
+    {
+        m_timeline = nullptr;
+        const std::size_t n = ops.size();
+        for (std::size_t i = 0; i < n;) {
+            const ReplayOp& first = ops[i];
+            const std::size_t count = (first.flags & ReplayOp::PairFirst) ? 2 : 1;
+            double ready = 0.0;
+            for (std::size_t k = 0; k < count; ++k)
+                ready = std::max(ready, inputTime(ops[i + k]));
+            const auto ri = static_cast<std::size_t>(first.rank);
+            const double start = std::max(m_freeAt[ri], ready);
+            double finish = start;
+            for (std::size_t k = 0; k < count; ++k)
+                finish += duration(ops[i + k]);
+            if (m_firstStart[ri] == notDone)
+                m_firstStart[ri] = start;
+            m_freeAt[ri] = finish;
+            double opStart = start;
+            for (std::size_t k = 0; k < count; ++k) {
+                const ReplayOp& o = ops[i + k];
+                const double dur = duration(o);
+                m_busy[ri] += dur;
+                replayed(o, opStart, count == 2 ? finish : opStart + dur);
+                opStart += dur;
+            }
+            i += count;
+        }
+    }
+
+    std::vector<double>& busy() { return m_busy; }
+    std::vector<double>& freeAt() { return m_freeAt; }
     const std::vector<double>& firstStart() const { return m_firstStart; }
     std::vector<double>& firstForward() { return m_firstForward; }
     std::vector<double>& gradStart() { return m_gradStart; }
@@ -227,10 +373,14 @@ private:
 
     int rankOf(int chunk) const { return m_orders.chunkRank[static_cast<std::size_t>(chunk)]; }
     // The first and last chunk of a micro-batch's chain (DualPipe has two chains of p).
-    bool chainStart(int chunk) const { return chunk % m_orders.chainLength == 0; }
+    // (Per chunk, precomputed: the worklist asks per op, and a division is slow.)
+    bool chainStart(int chunk) const
+    {
+        return m_chainFlags[static_cast<std::size_t>(chunk)] & ReplayOp::ChainStart;
+    }
     bool chainEnd(int chunk) const
     {
-        return chunk % m_orders.chainLength == m_orders.chainLength - 1;
+        return m_chainFlags[static_cast<std::size_t>(chunk)] & ReplayOp::ChainEnd;
     }
 
     bool loaded(int boundary, bool backward) const
@@ -239,11 +389,10 @@ private:
         return !m_loadBegin.empty() && m_loadBegin[k] != m_loadBegin[k + 1];
     }
 
-    // When the data over `boundary` reach the consumer, or notDone: a loaded transfer's
-    // arrival as served, otherwise the producer's end plus sendS.
-    double arrival(int boundary, bool backward, int microBatch) const
+    // When the data over `boundary` (its cell for the micro-batch: i) reach the consumer, or
+    // notDone: a loaded transfer's arrival as served, otherwise the producer's end plus sendS.
+    double arrivalAt(int boundary, bool backward, std::size_t i) const
     {
-        const std::size_t i = cell(boundary, microBatch);
         if (loaded(boundary, backward))
             return (backward ? m_gradientAt : m_activationAt)[i];
         const double t = backward ? m_backwardEnd[i + static_cast<std::size_t>(m_microBatches)]
@@ -251,37 +400,26 @@ private:
         return t == notDone ? notDone : t + m_send[static_cast<std::size_t>(boundary)];
     }
 
-    // Time at which the inputs of `op` are available, or notDone.
-    double readyTime(const PipelineOp& op) const
+    // Time at which the inputs of `o` are available, or notDone.
+    double readyTime(const ReplayOp& o) const
     {
-        switch (op.kind) {
+        const auto i = static_cast<std::size_t>(o.cell);
+        switch (o.kind) {
         case PipelineOpKind::Forward:
-            return chainStart(op.chunk) ? 0.0 : arrival(op.chunk - 1, false, op.microBatch);
+            return (o.flags & ReplayOp::ChainStart)
+                       ? 0.0
+                       : arrivalAt(o.chunk - 1, false, i - static_cast<std::size_t>(m_microBatches));
         case PipelineOpKind::Backward: {
-            const double own = m_forwardEnd[cell(op.chunk, op.microBatch)];
-            if (own == notDone || chainEnd(op.chunk))
+            const double own = m_forwardEnd[i];
+            if (own == notDone || (o.flags & ReplayOp::ChainEnd))
                 return own;
-            const double t = arrival(op.chunk, true, op.microBatch);
+            const double t = arrivalAt(o.chunk, true, i);
             return t == notDone ? notDone : std::max(own, t);
         }
         case PipelineOpKind::WeightGrad:
-            return m_backwardEnd[cell(op.chunk, op.microBatch)];
+            return m_backwardEnd[i];
         }
         return notDone;
-    }
-
-    double duration(const PipelineOp& op) const
-    {
-        const auto c = static_cast<std::size_t>(op.chunk);
-        switch (op.kind) {
-        case PipelineOpKind::Forward:
-            return m_forwardDur[c];
-        case PipelineOpKind::Backward:
-            return op.fullBackward ? m_backwardDur[c] + m_weightDur[c] : m_backwardDur[c];
-        case PipelineOpKind::WeightGrad:
-            return m_weightDur[c];
-        }
-        return 0.0;
     }
 
     void wake(int rank, int self)
@@ -289,7 +427,7 @@ private:
         auto& q = m_queued[static_cast<std::size_t>(rank)];
         if (rank != self && !q) {
             q = 1;
-            m_work->push_back(rank);
+            m_work.push_back(rank);
         }
     }
 
@@ -362,42 +500,120 @@ private:
             recordSend(t.boundary, t.backward, t.microBatch, begin, arrive);
     }
 
+    // When the inputs of the group of `count` ops at `pos` are all there (an overlapped pair,
+    // DualPipe's F&B, waits for the inputs of both ops), or notDone.
+    double groupReady(int pos, int count) const
+    {
+        double ready = 0.0;
+        for (int k = 0; k < count; ++k) {
+            const double t = readyTime(m_byPos[static_cast<std::size_t>(pos + k)]);
+            if (t == notDone)
+                return notDone;
+            ready = std::max(ready, t);
+        }
+        return ready;
+    }
+
     void advance(int r)
     {
         const auto ri = static_cast<std::size_t>(r);
         const int end = m_orders.begin[ri + 1];
         int& pos = m_pos[ri];
         while (pos < end) {
-            const PipelineOp& op = m_orders.ops[static_cast<std::size_t>(pos)];
-            // An overlapped pair (DualPipe's F&B) waits for the inputs of both ops.
-            const int count = op.pairedWithNext && pos + 1 < end ? 2 : 1;
-            double ready = 0.0;
-            for (int k = 0; k < count; ++k) {
-                const double t = readyTime(m_orders.ops[static_cast<std::size_t>(pos + k)]);
-                if (t == notDone)
-                    return;
-                ready = std::max(ready, t);
-            }
-            const double start = std::max(m_freeAt[ri], ready);
-            double finish = start;
-            for (int k = 0; k < count; ++k)
-                finish += duration(m_orders.ops[static_cast<std::size_t>(pos + k)]);
-            if (m_firstStart[ri] == notDone)
-                m_firstStart[ri] = start;
-            m_freeAt[ri] = finish;
-            double opStart = start;
-            for (int k = 0; k < count; ++k) {
-                // A pair's outputs are final, and sent, at the end of the pair; the timeline
-                // shows its F and B one after the other.
-                const PipelineOp& o = m_orders.ops[static_cast<std::size_t>(pos + k)];
-                const double dur = duration(o);
-                m_busy[ri] += dur;
-                if (m_timeline)
-                    record(r, o, opStart, opStart + dur);
-                finished(r, o, opStart, count == 2 ? finish : opStart + dur);
-                opStart += dur;
-            }
+            const int count =
+                (m_byPos[static_cast<std::size_t>(pos)].flags & ReplayOp::PairFirst) ? 2 : 1;
+            const double ready = groupReady(pos, count);
+            if (ready == notDone)
+                return;
+            if (m_steps)
+                for (int k = 0; k < count; ++k)
+                    m_steps->push_back(m_byPos[static_cast<std::size_t>(pos + k)]);
+            const int at = pos;
             pos += count;
+            runGroup(r, at, count, ready);
+        }
+    }
+
+    // Runs the group of `count` ops at `pos` on rank r, its inputs there at `ready`.
+    void runGroup(int r, int pos, int count, double ready)
+    {
+        const auto ri = static_cast<std::size_t>(r);
+        const double start = std::max(m_freeAt[ri], ready);
+        double finish = start;
+        for (int k = 0; k < count; ++k)
+            finish += duration(m_byPos[static_cast<std::size_t>(pos + k)]);
+        if (m_firstStart[ri] == notDone)
+            m_firstStart[ri] = start;
+        m_freeAt[ri] = finish;
+        double opStart = start;
+        for (int k = 0; k < count; ++k) {
+            // A pair's outputs are final, and sent, at the end of the pair; the timeline
+            // shows its F and B one after the other.
+            const PipelineOp& o = m_orders.ops[static_cast<std::size_t>(pos + k)];
+            const double dur = duration(m_byPos[static_cast<std::size_t>(pos + k)]);
+            m_busy[ri] += dur;
+            if (m_timeline)
+                record(r, o, opStart, opStart + dur);
+            finished(r, o, opStart, count == 2 ? finish : opStart + dur);
+            opStart += dur;
+        }
+    }
+
+    // readyTime() of a replayed op (without loads, its inputs are all there): the input
+    // neighbour's chunk is one cell row (m cells) away.
+    double inputTime(const ReplayOp& o) const
+    {
+        const auto i = static_cast<std::size_t>(o.cell);
+        const auto c = static_cast<std::size_t>(o.chunk);
+        const auto row = static_cast<std::size_t>(m_microBatches);
+        switch (o.kind) {
+        case PipelineOpKind::Forward:
+            return (o.flags & ReplayOp::ChainStart) ? 0.0 : m_forwardEnd[i - row] + m_send[c - 1];
+        case PipelineOpKind::Backward: {
+            const double own = m_forwardEnd[i];
+            if (o.flags & ReplayOp::ChainEnd)
+                return own;
+            return std::max(own, m_backwardEnd[i + row] + m_send[c]);
+        }
+        case PipelineOpKind::WeightGrad:
+            return m_backwardEnd[i];
+        }
+        return notDone;
+    }
+
+    double duration(const ReplayOp& o) const
+    {
+        const auto c = static_cast<std::size_t>(o.chunk);
+        switch (o.kind) {
+        case PipelineOpKind::Forward:
+            return m_forwardDur[c];
+        case PipelineOpKind::Backward:
+            return (o.flags & ReplayOp::FullBackward) ? m_backwardDur[c] + m_weightDur[c]
+                                                      : m_backwardDur[c];
+        case PipelineOpKind::WeightGrad:
+            return m_weightDur[c];
+        }
+        return 0.0;
+    }
+
+    // finished() of a replayed op: its transfers need no wake-up and no timeline block.
+    void replayed(const ReplayOp& o, double start, double finish)
+    {
+        const auto c = static_cast<std::size_t>(o.chunk);
+        const auto i = static_cast<std::size_t>(o.cell);
+        if (o.kind == PipelineOpKind::Forward) {
+            m_forwardEnd[i] = finish;
+            m_firstForward[c] = std::min(m_firstForward[c], start);
+        } else if (o.kind == PipelineOpKind::Backward) {
+            m_backwardEnd[i] = finish;
+        }
+        const bool final = o.kind == PipelineOpKind::WeightGrad
+                               ? m_splitW
+                               : o.kind == PipelineOpKind::Backward &&
+                                     (!m_splitW || (o.flags & ReplayOp::FullBackward));
+        if (final && finish >= m_gradEnd[c]) {
+            m_gradStart[c] = start;
+            m_gradEnd[c] = finish;
         }
     }
 
@@ -428,21 +644,31 @@ private:
 
     const PipelineSpec& m_spec;
     const RankOrders& m_orders;
+    const std::vector<ReplayOp>& m_byPos;
     int m_stages;
     int m_microBatches;
     int m_chunks;
     bool m_splitW = false;
-    std::vector<double> m_forwardDur, m_backwardDur, m_weightDur, m_send;
-    std::vector<double> m_forwardEnd, m_backwardEnd;
+    // Per chunk (from the thread's scratch, reused between calls).
+    std::vector<double>& m_forwardEnd;
+    std::vector<double>& m_backwardEnd;
     // Per (boundary, micro-batch), for loaded transfers only: when the activations reach chunk
     // boundary + 1, and when the gradients reach chunk boundary.
-    std::vector<double> m_activationAt, m_gradientAt;
-    std::vector<int> m_pos;
+    std::vector<double>& m_activationAt;
+    std::vector<double>& m_gradientAt;
+    std::vector<double>& m_forwardDur;
+    std::vector<double>& m_backwardDur;
+    std::vector<double>& m_weightDur;
+    std::vector<double>& m_send;
+    std::vector<int>& m_pos;
+    std::vector<char>& m_queued;
+    std::vector<int>& m_work;
+    std::vector<std::uint8_t>& m_chainFlags; // per chunk, ReplayOp::ChainStart / ChainEnd
+    // Per rank and per chunk: moved into the result.
     std::vector<double> m_freeAt, m_firstStart, m_busy;
     std::vector<double> m_firstForward, m_gradStart, m_gradEnd;
-    std::vector<char> m_queued;
-    std::vector<int>* m_work = nullptr;
     std::vector<TimelineBlock>* m_timeline = nullptr;
+    std::vector<ReplayOp>* m_steps = nullptr;
     // Shared resources (empty without loads).
     std::vector<int> m_loadBegin;
     std::vector<PipelineLoad> m_loads;
@@ -476,6 +702,115 @@ std::vector<int> peakInFlight(const PipelineSpec& spec, const RankOrders& orders
     return peaks;
 }
 
+// The ops of a recorded run (groups: one op, or an overlapped pair) reordered by level: a
+// group's level is one more than that of the groups it waits on (its rank's previous group,
+// the producers of its inputs). Groups of one level do not depend on one another, so the
+// replay's chain of dependent additions and maxima interleaves over the ranks and the CPU
+// overlaps them, where the worklist's order follows one dependency chain at a time. The order
+// changes no number: a rank's groups keep their order (each level above the last), so every
+// per-rank and per-chunk sum and tie-break sees its values in the same order.
+std::vector<ReplayOp> levelOrder(const std::vector<ReplayOp>& ops, int ranks, int microBatches,
+                                 std::size_t cells)
+{
+    std::vector<int> forwardLevel(cells, 0), backwardLevel(cells, 0);
+    std::vector<int> rankLevel(static_cast<std::size_t>(ranks), 0);
+    struct Group
+    {
+        int level;
+        std::size_t first;
+        std::size_t count;
+    };
+    std::vector<Group> groups;
+    groups.reserve(ops.size());
+    const auto row = static_cast<std::size_t>(microBatches);
+    for (std::size_t i = 0; i < ops.size();) {
+        const std::size_t count = (ops[i].flags & ReplayOp::PairFirst) ? 2 : 1;
+        int level = rankLevel[static_cast<std::size_t>(ops[i].rank)];
+        for (std::size_t k = 0; k < count; ++k) {
+            const ReplayOp& o = ops[i + k];
+            const auto cell = static_cast<std::size_t>(o.cell);
+            if (o.kind == PipelineOpKind::Forward && !(o.flags & ReplayOp::ChainStart))
+                level = std::max(level, forwardLevel[cell - row]);
+            if (o.kind == PipelineOpKind::Backward) {
+                level = std::max(level, forwardLevel[cell]);
+                if (!(o.flags & ReplayOp::ChainEnd))
+                    level = std::max(level, backwardLevel[cell + row]);
+            }
+            if (o.kind == PipelineOpKind::WeightGrad)
+                level = std::max(level, backwardLevel[cell]);
+        }
+        ++level;
+        for (std::size_t k = 0; k < count; ++k) {
+            const ReplayOp& o = ops[i + k];
+            if (o.kind == PipelineOpKind::Forward)
+                forwardLevel[static_cast<std::size_t>(o.cell)] = level;
+            else if (o.kind == PipelineOpKind::Backward)
+                backwardLevel[static_cast<std::size_t>(o.cell)] = level;
+        }
+        rankLevel[static_cast<std::size_t>(ops[i].rank)] = level;
+        groups.push_back({level, i, count});
+        i += count;
+    }
+    std::stable_sort(groups.begin(), groups.end(),
+                     [](const Group& a, const Group& b) { return a.level < b.level; });
+    std::vector<ReplayOp> out;
+    out.reserve(ops.size());
+    for (const Group& g : groups)
+        out.insert(out.end(), ops.begin() + static_cast<std::ptrdiff_t>(g.first),
+                   ops.begin() + static_cast<std::ptrdiff_t>(g.first + g.count));
+    return out;
+}
+
+CompiledShape& SimulatorScratch::shapeFor(const PipelineSpec& spec,
+                                          std::unique_ptr<CompiledShape>& owned)
+{
+    extras.resize(static_cast<std::size_t>(spec.stages));
+    for (int r = 0; r < spec.stages; ++r)
+        extras[static_cast<std::size_t>(r)] = dciExtraMicroBatches(spec, r);
+    for (std::size_t i = 0; i < shapes.size(); ++i) {
+        if (!shapes[i]->matches(spec, extras))
+            continue;
+        std::rotate(shapes.begin(), shapes.begin() + static_cast<std::ptrdiff_t>(i),
+                    shapes.begin() + static_cast<std::ptrdiff_t>(i) + 1); // to the front
+        return *shapes.front();
+    }
+    auto shape = std::make_unique<CompiledShape>();
+    shape->schedule = spec.schedule;
+    shape->p = spec.stages;
+    shape->v = spec.virtualStages;
+    shape->m = spec.microBatches;
+    shape->extras = extras;
+    shape->orders = buildRankOrders(spec);
+    shape->peaks = peakInFlight(spec, shape->orders);
+    const RankOrders& o = shape->orders;
+    shape->byPos.resize(o.ops.size());
+    for (int r = 0; r < spec.stages; ++r) {
+        const int end = o.begin[static_cast<std::size_t>(r) + 1];
+        for (int at = o.begin[static_cast<std::size_t>(r)]; at < end; ++at) {
+            const PipelineOp& op = o.ops[static_cast<std::size_t>(at)];
+            const int inChain = op.chunk % o.chainLength;
+            ReplayOp& d = shape->byPos[static_cast<std::size_t>(at)];
+            d.cell = op.chunk * spec.microBatches + op.microBatch;
+            d.chunk = op.chunk;
+            d.rank = r;
+            d.kind = op.kind;
+            d.flags = static_cast<std::uint8_t>(
+                (inChain == 0 ? ReplayOp::ChainStart : 0) |
+                (inChain == o.chainLength - 1 ? ReplayOp::ChainEnd : 0) |
+                (op.fullBackward ? ReplayOp::FullBackward : 0) |
+                (op.pairedWithNext && at + 1 < end ? ReplayOp::PairFirst : 0));
+        }
+    }
+    if (shape->orders.ops.size() > maxCachedOps) { // too big to keep: the caller owns it
+        owned = std::move(shape);
+        return *owned;
+    }
+    if (shapes.size() == maxShapes)
+        shapes.pop_back(); // the least recently used
+    shapes.insert(shapes.begin(), std::move(shape));
+    return *shapes.front();
+}
+
 } // namespace
 
 PipelineResult simulatePipeline(const PipelineSpec& spec)
@@ -483,24 +818,50 @@ PipelineResult simulatePipeline(const PipelineSpec& spec)
     if (std::string error = validate(spec); !error.empty())
         return failure(std::move(error));
 
-    const RankOrders orders = buildRankOrders(spec);
+    SimulatorScratch& scr = scratch();
+    std::unique_ptr<CompiledShape> owned; // a shape too big for the cache
+    // A run without loads records its step order into the (cached) shape. The cache drops
+    // entries only in shapeFor, so the reference stays valid to the end.
+    CompiledShape& shape = scr.shapeFor(spec, owned);
+    const RankOrders& orders = shape.orders;
     PipelineResult result;
     if (spec.recordTimeline) {
         const std::size_t ops = orders.ops.size();
         result.timeline.reserve(spec.sendS.empty() ? ops : 2 * ops);
     }
-    Simulator sim(spec, orders);
-    if (!sim.run(spec.recordTimeline ? &result.timeline : nullptr))
-        return failure("schedule deadlock: some rank waits on an op that never runs");
+    std::vector<TimelineBlock>* timeline = spec.recordTimeline ? &result.timeline : nullptr;
+    const bool replaying =
+        spec.loads.empty() && !spec.recordTimeline && !shape.replay.empty();
+    Simulator sim(spec, shape, scr, replaying);
+    if (replaying) {
+        sim.replay(shape.replay);
+    } else {
+        // Record the op order on the first run of this shape without loads (a run with loads
+        // orders its ops by time, which a later run need not share).
+        const bool recordSteps = spec.loads.empty() && !owned && shape.replay.empty();
+        std::vector<ReplayOp> steps;
+        if (recordSteps)
+            steps.reserve(orders.ops.size());
+        if (!sim.run(timeline, recordSteps ? &steps : nullptr)) {
+            scr.trim();
+            return failure("schedule deadlock: some rank waits on an op that never runs");
+        }
+        if (recordSteps)
+            shape.replay = levelOrder(steps, spec.stages, spec.microBatches,
+                                      static_cast<std::size_t>(spec.stages) *
+                                          static_cast<std::size_t>(spec.virtualStages) *
+                                          static_cast<std::size_t>(spec.microBatches));
+    }
 
-    const std::vector<double>& freeAt = sim.freeAt();
+    scr.trim();
+    std::vector<double>& freeAt = sim.freeAt();
     result.makespanS = *std::max_element(freeAt.begin(), freeAt.end());
     for (int r = 0; r < spec.stages; ++r) {
         const auto ri = static_cast<std::size_t>(r);
         result.periodS = std::max(result.periodS, freeAt[ri] - sim.firstStart()[ri]);
     }
-    result.finishS = freeAt;
-    result.busyS = sim.busy();
+    result.finishS = std::move(freeAt);
+    result.busyS = std::move(sim.busy());
     result.idleS.reserve(result.busyS.size());
     const double ranks = spec.stages;
     for (const double busy : result.busyS) {
@@ -511,7 +872,7 @@ PipelineResult simulatePipeline(const PipelineSpec& spec)
         if (busy > 0.0)
             result.idleOverCompute += idle / busy / ranks;
     }
-    result.peakInFlight = peakInFlight(spec, orders);
+    result.peakInFlight = shape.peaks;
     result.firstForwardStartS = std::move(sim.firstForward());
     result.gradReadyStartS = std::move(sim.gradStart());
     result.gradReadyEndS = std::move(sim.gradEnd());

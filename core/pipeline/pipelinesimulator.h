@@ -137,6 +137,11 @@ struct PipelineResult
     double resourceBusyAfterS(std::size_t resource, double fromS) const;
 };
 
+// Thread-safe. Each thread keeps a few recently simulated shapes (schedule, p, v, m, cross-DC
+// extras: their rank orders and, for runs without shared-resource loads, the order their ops
+// ran in) and its buffers, so that the next design point of the same shape skips the rank-order
+// build and the worklist (pipelinesimulator.cpp, CompiledShape). The numbers do not depend on
+// it: a replay runs the same operations on the same values.
 PipelineResult simulatePipeline(const PipelineSpec& spec);
 
 } // namespace archipelago::core
