@@ -15,6 +15,8 @@ std::string usage()
            "                                      line per problem\n"
            "  evaluate SCENARIO.json [--json]     the Evaluation, as a table or as JSON\n"
            "  validate RUNS.json [--json]         predicted vs measured for published runs\n"
+           "  sweep SCENARIO.json [--space SPACE.json] [--json] [--top N] [--threads K]\n"
+           "        [-o OUT.json]                 search the design space around a scenario\n"
            "\n"
            "Options:\n"
            "  -h, --help                          show this help and exit\n"
@@ -45,6 +47,8 @@ int run(const std::vector<std::string>& args, std::ostream& out, std::ostream& e
         return runEvaluate(rest, out, err);
     if (command == "validate")
         return runValidate(rest, out, err);
+    if (command == "sweep")
+        return runSweep(rest, out, err);
     err << "archipelago-cli: unknown command '" << command << "'\n\n" << usage();
     return kExitUsage;
 }

@@ -20,6 +20,7 @@ int run(const std::vector<std::string>& args, std::ostream& out, std::ostream& e
 int runCheck(const std::vector<std::string>& args, std::ostream& out, std::ostream& err);
 int runEvaluate(const std::vector<std::string>& args, std::ostream& out, std::ostream& err);
 int runValidate(const std::vector<std::string>& args, std::ostream& out, std::ostream& err);
+int runSweep(const std::vector<std::string>& args, std::ostream& out, std::ostream& err);
 
 std::string usage();
 

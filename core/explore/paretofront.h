@@ -1,0 +1,39 @@
+// A two-objective Pareto front, both minimised, kept incrementally: a point enters when no
+// kept point is at least as good on both objectives (an equal point keeps the one inserted
+// first, the lower odometer index), and removes the points it dominates.
+#pragma once
+
+#include "explore/sweeppoint.h"
+
+#include <vector>
+
+namespace archipelago::core {
+
+class ParetoFront
+{
+public:
+    using Objective = double (*)(const SweepPoint&);
+
+    ParetoFront(Objective first, Objective second)
+        : m_x(first)
+        , m_y(second)
+    {}
+
+    // True when `p` entered the front.
+    bool insert(const SweepPoint& p);
+    // The front sorted by the first objective (ties by index).
+    std::vector<SweepPoint> sorted() const;
+    std::size_t size() const { return m_points.size(); }
+    Objective x() const { return m_x; }
+    Objective y() const { return m_y; }
+
+private:
+    Objective m_x;
+    Objective m_y;
+    std::vector<SweepPoint> m_points;
+};
+
+// a dominates b: no worse on both objectives and better on one.
+bool dominates(double ax, double ay, double bx, double by);
+
+} // namespace archipelago::core

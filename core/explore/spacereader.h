@@ -1,0 +1,40 @@
+// The --space file (docs/explore.md): a small JSON object whose keys each replace one dimension
+// of the default space, plus the optional budgets. Read with the one JSON reader, so that every
+// error names the file and the JSON pointer.
+#pragma once
+
+#include "explore/searchspace.h"
+#include "io/diagnosticsink.h"
+#include "model/scenario.h"
+
+#include <optional>
+#include <string>
+#include <string_view>
+
+namespace archipelago::core {
+
+namespace spacekeys {
+inline constexpr const char* kTp = "tp";
+inline constexpr const char* kCp = "cp";
+inline constexpr const char* kPp = "pp";
+inline constexpr const char* kEp = "ep";
+inline constexpr const char* kVirtualStages = "virtual_stages";
+inline constexpr const char* kMicroBatch = "micro_batch";
+inline constexpr const char* kSchedule = "schedule";
+inline constexpr const char* kExtraInFlight = "extra_in_flight_at_dci";
+inline constexpr const char* kRecompute = "recompute";
+inline constexpr const char* kZeroStage = "zero_stage";
+inline constexpr const char* kDistributedOptimizer = "distributed_optimizer";
+inline constexpr const char* kCapexBudget = "network_capex_budget_usd";
+inline constexpr const char* kPowerBudget = "network_power_budget_w";
+} // namespace spacekeys
+
+// The space `text` describes, its absent keys taken from defaultSearchSpace(base); nullopt
+// after reporting every problem to `sink`.
+std::optional<SearchSpace> parseSearchSpace(std::string_view text, const Scenario& base,
+                                            DiagnosticSink& sink);
+// The same for a file (read through io/textfile.h).
+std::optional<SearchSpace> loadSearchSpace(const std::string& path, const Scenario& base,
+                                           DiagnosticSink& sink);
+
+} // namespace archipelago::core

@@ -1,0 +1,91 @@
+// The design-space search (issue 10; docs/explore.md): every point of a SearchSpace around a
+// base scenario, enumerated lazily, pruned by shape and memory before it is evaluated, the rest
+// evaluated with the lean options on TBB (one EvaluationWorkspace per thread), in batches
+// between which a progress callback runs and a cancellation flag is read. The result is the
+// same whatever the thread count: batches merge in odometer order.
+#pragma once
+
+#include "explore/paretofront.h"
+#include "explore/searchspace.h"
+#include "explore/sweeppoint.h"
+#include "model/catalog.h"
+#include "model/scenario.h"
+
+#include <array>
+#include <atomic>
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace archipelago::core {
+
+// Why a point was not evaluated (each counted).
+enum class PruneReason
+{
+    Redundant,   // the same design as another point (v without interleaving, extra without DCI)
+    Placement,   // no valid placement of the shape in the base's topology (repairPlacement)
+    GlobalBatch, // the global batch would have to change (it is fixed)
+    Shape,       // a divisibility rule (model/shapecheck.h, Megatron's m % p for interleaving)
+    TooLarge,    // more pipeline cells than the search simulates
+    Memory,      // the memory lower bound exceeds HBM (explore/memoryestimate.h)
+    Count
+};
+const char* toString(PruneReason reason);
+
+// What happened to the points that were evaluated.
+struct SweepCounts
+{
+    std::uint64_t spacePoints = 0;
+    std::uint64_t considered = 0;
+    std::array<std::uint64_t, static_cast<std::size_t>(PruneReason::Count)> pruned{};
+    std::uint64_t evaluated = 0;
+    std::uint64_t failed = 0;      // evaluate() refused it (ok false)
+    std::uint64_t outOfMemory = 0; // evaluated, does not fit in HBM: never reported
+    std::uint64_t overBudget = 0;  // evaluated, over the capex or power budget
+    std::uint64_t feasible = 0;    // evaluated, fits, within budget: the ranked points
+    std::uint64_t prunedTotal() const;
+};
+
+struct SweepProgress
+{
+    std::uint64_t considered = 0;
+    std::uint64_t total = 0;
+    std::uint64_t evaluated = 0;
+};
+
+struct SweepOptions
+{
+    int threads = 0; // 0: TBB's default
+    int top = 10;    // points in SweepResult::top
+    std::uint64_t batchSize = 1024;
+    std::function<void(const SweepProgress&)> progress; // between batches, on the caller's thread
+    const std::atomic<bool>* cancel = nullptr;          // read between batches
+};
+
+struct SweepResult
+{
+    bool ok = false;
+    std::string error; // when !ok: why the base cannot be swept
+    bool cancelled = false;
+    SweepCounts counts;
+    SweepPoint base; // the base scenario as given, evaluated the same way
+    bool baseFeasible = false;
+    // 1 + the ranked points strictly faster than the base.
+    std::uint64_t baseRank = 0;
+    std::vector<SweepPoint> top; // by iteration time, ties by odometer index
+    std::vector<SweepPoint> timeVsCapex;
+    std::vector<SweepPoint> timeVsMemory;
+    std::vector<SweepPoint> trainTimeVsCost;
+    double wallS = 0.0;
+};
+
+// The scenario of `point`: the base with the point's knobs and the placement `placement`
+// (made for the point's tp, cp, pp and ep by the search).
+Scenario applyPoint(const Scenario& base, const DesignPoint& point, const Placement& placement);
+
+SweepResult runSweep(const Scenario& base, const Catalog& catalog, const SearchSpace& space,
+                     const SweepOptions& options = {});
+
+} // namespace archipelago::core

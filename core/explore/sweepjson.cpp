@@ -1,0 +1,99 @@
+#include "explore/sweepjson.h"
+
+#include "io/evaluationjson.h"
+
+#include <limits>
+
+namespace archipelago::core {
+
+namespace {
+
+nlohmann::json breakdownDelta(const Breakdown& a, const Breakdown& base)
+{
+    using namespace evalkeys;
+    return {{kForwardS, a.forwardS - base.forwardS},
+            {kBackwardS, a.backwardS - base.backwardS},
+            {kRecomputeS, a.recomputeS - base.recomputeS},
+            {kTpCommS, a.tpCommS - base.tpCommS},
+            {kCpCommS, a.cpCommS - base.cpCommS},
+            {kEpCommS, a.epCommS - base.epCommS},
+            {kPpCommS, a.ppCommS - base.ppCommS},
+            {kDpCommS, a.dpCommS - base.dpCommS},
+            {kOptimizerS, a.optimizerS - base.optimizerS},
+            {kBubbleS, a.bubbleS - base.bubbleS},
+            {kInterferenceS, a.interferenceS - base.interferenceS}};
+}
+
+nlohmann::json pointToJson(const SweepPoint& p, const SweepPoint& base)
+{
+    nlohmann::json j = designPointToJson(p.point);
+    j["evaluation"] = evaluationToJson("", p.evaluation);
+    j["evaluation"].erase(evalkeys::kFile);
+    j["data_parallel"] = p.dataParallel;
+    j[evalkeys::kNetworkCapexUsd] = p.networkCapexUsd;
+    j[evalkeys::kNetworkPowerW] = p.networkPowerW;
+    j["total_cost_usd"] = p.totalCostUsd;
+    j["iteration_time_vs_base"] = p.evaluation.iterationTimeS / base.evaluation.iterationTimeS;
+    j["breakdown_minus_base"] = breakdownDelta(p.evaluation.breakdown, base.evaluation.breakdown);
+    return j;
+}
+
+nlohmann::json pointsToJson(const std::vector<SweepPoint>& points, const SweepPoint& base)
+{
+    nlohmann::json a = nlohmann::json::array();
+    for (const SweepPoint& p : points)
+        a.push_back(pointToJson(p, base));
+    return a;
+}
+
+} // namespace
+
+nlohmann::json designPointToJson(const DesignPoint& p)
+{
+    nlohmann::json j = {{"tp", p.tp},
+                        {"cp", p.cp},
+                        {"pp", p.pp},
+                        {"ep", p.ep},
+                        {"virtual_stages", p.virtualStages},
+                        {"micro_batch", p.microBatch},
+                        {"schedule", toString(p.schedule)},
+                        {"extra_in_flight_at_dci", p.extraInFlightAtDci},
+                        {"recompute", toString(p.recompute)},
+                        {"zero_stage", p.zeroStage},
+                        {"distributed_optimizer", p.distributedOptimizer}};
+    if (p.index != std::numeric_limits<std::uint64_t>::max())
+        j["index"] = p.index;
+    return j;
+}
+
+nlohmann::json sweepResultToJson(const std::string& file, const SweepResult& r)
+{
+    nlohmann::json pruned = nlohmann::json::object();
+    for (std::size_t i = 0; i < r.counts.pruned.size(); ++i)
+        pruned[toString(static_cast<PruneReason>(i))] = r.counts.pruned[i];
+    const SweepCounts& c = r.counts;
+    nlohmann::json j = {
+        {"file", file},
+        {"cancelled", r.cancelled},
+        {"counts",
+         {{"space_points", c.spacePoints},
+          {"considered", c.considered},
+          {"pruned", c.prunedTotal()},
+          {"pruned_by_reason", pruned},
+          {"evaluated", c.evaluated},
+          {"failed", c.failed},
+          {"out_of_memory", c.outOfMemory},
+          {"over_budget", c.overBudget},
+          {"feasible", c.feasible}}},
+        {"base", pointToJson(r.base, r.base)},
+        {"base_feasible", r.baseFeasible},
+        {"base_rank", r.baseRank},
+        {"top", pointsToJson(r.top, r.base)},
+        {"fronts",
+         {{"iteration_time_vs_network_capex", pointsToJson(r.timeVsCapex, r.base)},
+          {"iteration_time_vs_memory_peak", pointsToJson(r.timeVsMemory, r.base)},
+          {"time_to_train_vs_total_cost", pointsToJson(r.trainTimeVsCost, r.base)}}}};
+    return j;
+}
+
+} // namespace archipelago::core
