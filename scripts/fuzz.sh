@@ -39,10 +39,11 @@ seed() {
 seed fuzz_scenario "$here"/presets/*.json
 seed fuzz_publishedruns "$here"/../shared/validation/*.json "$here"/tests/data/hopper-runs.json
 seed fuzz_catalog "$here"/resources/catalog.json
+seed fuzz_space "$here"/tests/data/spaces/*.json
 
 mkdir -p "$build/findings"
 failed=()
-for target in fuzz_scenario fuzz_publishedruns fuzz_catalog; do
+for target in fuzz_scenario fuzz_publishedruns fuzz_catalog fuzz_space; do
   echo "== $target: ${seconds} s"
   if ! "$build/tests/fuzz/$target" "$build/corpus/$target" \
       -dict="$here/tests/fuzz/json.dict" -max_total_time="$seconds" -max_len="$max_len" \
