@@ -1,4 +1,4 @@
-// The explorer's throughput (issue 10, item 8): design points fully evaluated per second for
+// The explorer's throughput: design points fully evaluated per second for
 // a sweep of the built-in default preset (presets/llama3-405b-two-buildings.json) over its
 // default space (docs/explore.md), on every core. The "points_per_s" counter is the figure
 // the issue's target (100,000 per second) is about; "considered_per_s" counts pruned ones too.

@@ -1,4 +1,4 @@
-// Links conserve capacity (issue 9): whatever the schedule, the bytes a DCI link carries in one
+// Links conserve capacity: whatever the schedule, the bytes a DCI link carries in one
 // direction per iteration, divided by its capacity per direction, fit in the iteration time.
 // Checked on every preset with its DCI links cut to 1, 2, 4 and 8 wavelengths.
 #include "evaluation/costmodel.h"
@@ -91,8 +91,7 @@ void TestCapacity::dciLinksConserveCapacity()
             if (ev.iterationTimeS >= needS * (1.0 - 1e-9))
                 continue;
             // Which part breaks it: the pipeline's transfers queue on the link in the
-            // simulator; the data-parallel collectives (evaluation/datacost.cpp, the lead's
-            // part of issue 9) share it only if that pass charges them to it.
+            // simulator; the data-parallel collectives share it through evaluation/datacost.cpp.
             const PlacementAnalysis pl = analyzePlacement(s, effectiveCatalog(s));
             const bool dpCrosses = pl.dp.crossesDci() || pl.expertDp.crossesDci();
             const bool collectivesCross = dpCrosses || pl.tp.crossesDci() ||

@@ -1,4 +1,4 @@
-// One test per training-stack switch (issue 9, item 4): each changes the predicted time in the
+// One test per training-stack switch: each changes the predicted time in the
 // physically expected direction and by its mechanism, checked against the formula where the
 // mechanism is exact. And the FLOP convention of MFU against the FLOPs the kernels execute
 // (item 6).
@@ -97,7 +97,7 @@ void TestOptimizations::parallelBlockHalvesTpCollectives()
     QVERIFY(serial.ok && parallel.ok);
     const double L = s.workload.layers;
     QVERIFY2(relDiff(parallel.breakdown.tpCommS / serial.breakdown.tpCommS,
-                     (L + 2.0) / (2.0 * L + 2.0)) < 1e-9,
+                    (L + 2.0) / (2.0 * L + 2.0)) < 1e-9,
              qPrintable(QString("%1 vs %2 s").arg(parallel.breakdown.tpCommS)
                             .arg(serial.breakdown.tpCommS)));
     // One fused input GEMM, one norm and one residual add: the compute shrinks too.
@@ -279,7 +279,7 @@ void TestOptimizations::mfuCountsFullAttentionTimeTheExecutedHalf()
     const Evaluation ev = evaluate(s);
     QCOMPARE(ev.modelFlopsPerIteration, modelFlopsPerIteration(w));
     QVERIFY(relDiff(ev.mfu, ev.modelFlopsPerIteration /
-                                (ev.iterationTimeS * 8.0 * a100().peakTflopsBf16 * 1e12)) < 1e-12);
+                               (ev.iterationTimeS * 8.0 * a100().peakTflopsBf16 * 1e12)) < 1e-12);
     QCOMPARE(ev.hfu, ev.mfu); // no recompute
 }
 

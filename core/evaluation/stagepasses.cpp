@@ -61,7 +61,7 @@ std::vector<ChunkSpec> layoutChunks(const Scenario& s, ScheduleKind kind, int v)
         const int size = total / stageChunks + (j < total % stageChunks ? 1 : 0);
         ChunkSpec& ch = chunks[static_cast<std::size_t>(c)];
         for (int i = 0; i < size; ++i, ++layer)
-            (isMoeLayer(s.workload, layer) ? ch.moeLayers : ch.denseLayers) += 1;
+           (isMoeLayer(s.workload, layer) ? ch.moeLayers : ch.denseLayers) += 1;
     }
     for (int k = 0; k < copies; ++k) {
         for (int c = 0; c < perCopy; ++c)
@@ -75,7 +75,7 @@ std::vector<ChunkSpec> layoutChunks(const Scenario& s, ScheduleKind kind, int v)
     return chunks;
 }
 
-// Links conserve capacity (issue 9). Boundary `boundary` joins rank `from` to rank `to`: every
+// Links conserve capacity. Boundary `boundary` joins rank `from` to rank `to`: every
 // shard whose two stages sit in different datacenters pushes its replicas' activations along
 // its route one way and their gradients back the other way. Each (DCI link, direction) is a
 // resource of the pipeline spec, loaded by the boundary's transfer of one micro-batch for the

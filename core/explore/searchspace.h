@@ -1,4 +1,4 @@
-// The design space around a base scenario (issue 10, item 1; docs/explore.md): the values each
+// The design space around a base scenario (docs/explore.md): the values each
 // searched dimension may take, and the optional constraints. A point of the space is one value
 // per dimension (explore/designpoint.h); the topology and the placement's shape stay the base's.
 #pragma once

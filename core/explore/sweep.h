@@ -1,4 +1,4 @@
-// The design-space search (issue 10; docs/explore.md): every point of a SearchSpace around a
+// The design-space search (docs/explore.md): every point of a SearchSpace around a
 // base scenario, enumerated lazily, pruned by shape and memory before it is evaluated, the rest
 // evaluated with the lean options on TBB (one EvaluationWorkspace per thread), in batches
 // between which a progress callback runs and a cancellation flag is read. The result is the

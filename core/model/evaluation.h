@@ -67,7 +67,7 @@ struct LinkTraffic
     double busyS = 0.0;             // time the busiest link of the class carries traffic
     double utilisation = 0.0;       // busyS / iteration time
     // DCI links only: bytes and busy time (bytes / capacity) per direction, from the link's
-    // end a to b and back; busyS is the busier direction's (issue 9).
+    // end a to b and back; busyS is the busier direction's.
     double bytesAToB = 0.0;
     double bytesBToA = 0.0;
     double busyAToBS = 0.0;

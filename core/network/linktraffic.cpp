@@ -97,7 +97,7 @@ std::vector<LinkTraffic> linkTraffic(const Scenario& scenario, const PlacementAn
     for (const DirectedLinkBytes& d : bytesPerGpu.pipelineDci) {
         LinkTraffic& t = acc.dciLink(d.dciLinkId);
         t.bytesPerIteration += d.bytes;
-        (d.fromA ? t.bytesAToB : t.bytesBToA) += d.bytes;
+       (d.fromA ? t.bytesAToB : t.bytesBToA) += d.bytes;
     }
     acc.addPath(placement.tp, bytesPerGpu.tp, gpus, false);
     acc.addPath(placement.cp, bytesPerGpu.cp, gpus, false);
@@ -114,7 +114,7 @@ std::vector<LinkTraffic> linkTraffic(const Scenario& scenario, const PlacementAn
     for (auto& [cls, t] : acc.classes)
         out.push_back(t);
     for (auto& [id, t] : acc.dci) {
-        // A DCI link's two directions each carry its capacity (issue 9): busy = bytes /
+        // A DCI link's two directions each carry its capacity: busy = bytes /
         // capacity per direction, the busier one counts.
         const DciLink* link = findLink(scenario.topology, id);
         const double capacity = link ? dciCapacityGBps(*link) * 1e9 : 0.0;

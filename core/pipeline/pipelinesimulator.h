@@ -8,7 +8,7 @@
 // Transfers are asynchronous: they overlap compute and only delay the op that needs them.
 // The op orders are built in pipelineschedules.cpp.
 //
-// Shared links (issue 9, "links conserve capacity"): a transfer may load shared resources (a
+// Shared links (links conserve capacity): a transfer may load shared resources (a
 // DCI link in one direction). It holds each of them FIFO in the order transfers become ready:
 // begin = max(ready, every loaded resource free), the resources are busy for their service
 // time from begin, and the data arrives at begin + max(sendS, longest service). So the bytes
