@@ -2,6 +2,7 @@
 
 #include "model/scheduletraits.h"
 #include "pipeline/pipelineschedules.h"
+#include "pipeline/pipelineshapes.h"
 
 #include <algorithm>
 #include <cmath>
@@ -90,87 +91,9 @@ PipelineResult failure(std::string error)
     return r;
 }
 
-// One op of a replay (below), its indices precomputed: no division or lookup left per op.
-struct ReplayOp
-{
-    enum Flag : std::uint8_t
-    {
-        ChainStart = 1,   // the first chunk of its chain: a forward needs no input
-        ChainEnd = 2,     // the last chunk of its chain: a backward needs only its own forward
-        FullBackward = 4, // PipelineOp::fullBackward
-        PairFirst = 8,    // the first op of an overlapped pair (the next op is the second)
-    };
-    int cell = 0;  // chunk * m + micro-batch
-    int chunk = 0;
-    int rank = 0;
-    PipelineOpKind kind = PipelineOpKind::Forward;
-    std::uint8_t flags = 0;
-};
-
-// Everything about a simulation that depends on the schedule's shape alone (schedule, p, v, m
-// and the cross-DC extra warm-ups per rank), not on any time: the rank orders, the peak
-// in-flight activations and, once a run without shared-resource loads has made it, the order
-// in which that run executed the ops. Without loads, which op becomes runnable when is purely
-// structural (an op waits on ops, never on a time), so the same shape always runs its ops in
-// the same order; replaying that order gives bit-identical numbers (every time is computed
-// from the same inputs by the same operations, ties included) without the worklist.
-struct CompiledShape
-{
-    ScheduleKind schedule = ScheduleKind::OneFOneB;
-    int p = 0;
-    int v = 0;
-    int m = 0;
-    std::vector<int> extras; // dciExtraMicroBatches per rank
-    RankOrders orders;
-    std::vector<int> peaks; // peakInFlight(orders)
-    // orders.ops decoded for the worklist, same indices (PairFirst: the op and the next run as
-    // one overlapped pair).
-    std::vector<ReplayOp> byPos;
-    // The ops in the order a run without loads executed them (empty until one did).
-    std::vector<ReplayOp> replay;
-
-    bool matches(const PipelineSpec& spec, const std::vector<int>& extrasIn) const
-    {
-        return schedule == spec.schedule && p == spec.stages && v == spec.virtualStages &&
-               m == spec.microBatches && extras == extrasIn;
-    }
-};
-
-// Per-thread scratch of the simulator: a few recently used shapes (an explorer evaluates many
-// design points of one pipeline shape in a row) and the per-(chunk, micro-batch) buffers, kept
-// between calls so that a simulation allocates little more than its result.
-struct SimulatorScratch
-{
-    // Bounded: a shape holds O(p * v * m) ops, so only small ones and only a few are kept.
-    static constexpr std::size_t maxShapes = 8;
-    static constexpr std::size_t maxCachedOps = 100'000; // about 5 MB per shape
-    std::vector<std::unique_ptr<CompiledShape>> shapes; // most recently used first
-    std::vector<int> extras;                            // the key being looked up
-
-    std::vector<double> forwardEnd, backwardEnd, activationAt, gradientAt;
-    std::vector<double> forwardDur, backwardDur, weightDur, send;
-    std::vector<int> pos, work;
-    std::vector<char> queued;
-    std::vector<std::uint8_t> chainFlags;
-
-    // The shape of `spec`, from the cache or built (and cached when small enough).
-    CompiledShape& shapeFor(const PipelineSpec& spec, std::unique_ptr<CompiledShape>& owned);
-
-    // Frees the per-cell buffers after a simulation too big to be worth keeping them for.
-    void trim()
-    {
-        if (forwardEnd.size() <= maxCachedOps)
-            return;
-        for (std::vector<double>* v : {&forwardEnd, &backwardEnd, &activationAt, &gradientAt})
-            std::vector<double>().swap(*v);
-    }
-};
-
-SimulatorScratch& scratch()
-{
-    thread_local SimulatorScratch s;
-    return s;
-}
+using detail::CompiledShape;
+using detail::ReplayOp;
+using detail::SimulatorScratch;
 
 // Runs each rank's op list in order. An op starts when its rank is free and its inputs have
 // arrived; without shared resources the result is the longest path through the DAG of
@@ -678,139 +601,6 @@ private:
     std::uint64_t m_seq = 0;
 };
 
-// Most (chunk, micro-batch) activations a rank holds, in micro-batches (rounded up). The ops
-// of a rank run one after another in list order, so a walk over the list suffices.
-std::vector<int> peakInFlight(const PipelineSpec& spec, const RankOrders& orders)
-{
-    const bool splitW = splitsWeightGrad(spec.schedule);
-    std::vector<int> peaks;
-    peaks.reserve(static_cast<std::size_t>(spec.stages));
-    for (int r = 0; r < spec.stages; ++r) {
-        int held = 0;
-        int peak = 0;
-        const auto ri = static_cast<std::size_t>(r);
-        for (int i = orders.begin[ri]; i < orders.begin[ri + 1]; ++i) {
-            const PipelineOp& op = orders.ops[static_cast<std::size_t>(i)];
-            if (op.kind == PipelineOpKind::Forward)
-                peak = std::max(peak, ++held);
-            else if (op.kind == (splitW && !op.fullBackward ? PipelineOpKind::WeightGrad
-                                                            : PipelineOpKind::Backward))
-                --held;
-        }
-        peaks.push_back((peak + spec.virtualStages - 1) / spec.virtualStages);
-    }
-    return peaks;
-}
-
-// The ops of a recorded run (groups: one op, or an overlapped pair) reordered by level: a
-// group's level is one more than that of the groups it waits on (its rank's previous group,
-// the producers of its inputs). Groups of one level do not depend on one another, so the
-// replay's chain of dependent additions and maxima interleaves over the ranks and the CPU
-// overlaps them, where the worklist's order follows one dependency chain at a time. The order
-// changes no number: a rank's groups keep their order (each level above the last), so every
-// per-rank and per-chunk sum and tie-break sees its values in the same order.
-std::vector<ReplayOp> levelOrder(const std::vector<ReplayOp>& ops, int ranks, int microBatches,
-                                 std::size_t cells)
-{
-    std::vector<int> forwardLevel(cells, 0), backwardLevel(cells, 0);
-    std::vector<int> rankLevel(static_cast<std::size_t>(ranks), 0);
-    struct Group
-    {
-        int level;
-        std::size_t first;
-        std::size_t count;
-    };
-    std::vector<Group> groups;
-    groups.reserve(ops.size());
-    const auto row = static_cast<std::size_t>(microBatches);
-    for (std::size_t i = 0; i < ops.size();) {
-        const std::size_t count = (ops[i].flags & ReplayOp::PairFirst) ? 2 : 1;
-        int level = rankLevel[static_cast<std::size_t>(ops[i].rank)];
-        for (std::size_t k = 0; k < count; ++k) {
-            const ReplayOp& o = ops[i + k];
-            const auto cell = static_cast<std::size_t>(o.cell);
-            if (o.kind == PipelineOpKind::Forward && !(o.flags & ReplayOp::ChainStart))
-                level = std::max(level, forwardLevel[cell - row]);
-            if (o.kind == PipelineOpKind::Backward) {
-                level = std::max(level, forwardLevel[cell]);
-                if (!(o.flags & ReplayOp::ChainEnd))
-                    level = std::max(level, backwardLevel[cell + row]);
-            }
-            if (o.kind == PipelineOpKind::WeightGrad)
-                level = std::max(level, backwardLevel[cell]);
-        }
-        ++level;
-        for (std::size_t k = 0; k < count; ++k) {
-            const ReplayOp& o = ops[i + k];
-            if (o.kind == PipelineOpKind::Forward)
-                forwardLevel[static_cast<std::size_t>(o.cell)] = level;
-            else if (o.kind == PipelineOpKind::Backward)
-                backwardLevel[static_cast<std::size_t>(o.cell)] = level;
-        }
-        rankLevel[static_cast<std::size_t>(ops[i].rank)] = level;
-        groups.push_back({level, i, count});
-        i += count;
-    }
-    std::stable_sort(groups.begin(), groups.end(),
-                     [](const Group& a, const Group& b) { return a.level < b.level; });
-    std::vector<ReplayOp> out;
-    out.reserve(ops.size());
-    for (const Group& g : groups)
-        out.insert(out.end(), ops.begin() + static_cast<std::ptrdiff_t>(g.first),
-                   ops.begin() + static_cast<std::ptrdiff_t>(g.first + g.count));
-    return out;
-}
-
-CompiledShape& SimulatorScratch::shapeFor(const PipelineSpec& spec,
-                                          std::unique_ptr<CompiledShape>& owned)
-{
-    extras.resize(static_cast<std::size_t>(spec.stages));
-    for (int r = 0; r < spec.stages; ++r)
-        extras[static_cast<std::size_t>(r)] = dciExtraMicroBatches(spec, r);
-    for (std::size_t i = 0; i < shapes.size(); ++i) {
-        if (!shapes[i]->matches(spec, extras))
-            continue;
-        std::rotate(shapes.begin(), shapes.begin() + static_cast<std::ptrdiff_t>(i),
-                    shapes.begin() + static_cast<std::ptrdiff_t>(i) + 1); // to the front
-        return *shapes.front();
-    }
-    auto shape = std::make_unique<CompiledShape>();
-    shape->schedule = spec.schedule;
-    shape->p = spec.stages;
-    shape->v = spec.virtualStages;
-    shape->m = spec.microBatches;
-    shape->extras = extras;
-    shape->orders = buildRankOrders(spec);
-    shape->peaks = peakInFlight(spec, shape->orders);
-    const RankOrders& o = shape->orders;
-    shape->byPos.resize(o.ops.size());
-    for (int r = 0; r < spec.stages; ++r) {
-        const int end = o.begin[static_cast<std::size_t>(r) + 1];
-        for (int at = o.begin[static_cast<std::size_t>(r)]; at < end; ++at) {
-            const PipelineOp& op = o.ops[static_cast<std::size_t>(at)];
-            const int inChain = op.chunk % o.chainLength;
-            ReplayOp& d = shape->byPos[static_cast<std::size_t>(at)];
-            d.cell = op.chunk * spec.microBatches + op.microBatch;
-            d.chunk = op.chunk;
-            d.rank = r;
-            d.kind = op.kind;
-            d.flags = static_cast<std::uint8_t>(
-                (inChain == 0 ? ReplayOp::ChainStart : 0) |
-                (inChain == o.chainLength - 1 ? ReplayOp::ChainEnd : 0) |
-                (op.fullBackward ? ReplayOp::FullBackward : 0) |
-                (op.pairedWithNext && at + 1 < end ? ReplayOp::PairFirst : 0));
-        }
-    }
-    if (shape->orders.ops.size() > maxCachedOps) { // too big to keep: the caller owns it
-        owned = std::move(shape);
-        return *owned;
-    }
-    if (shapes.size() == maxShapes)
-        shapes.pop_back(); // the least recently used
-    shapes.insert(shapes.begin(), std::move(shape));
-    return *shapes.front();
-}
-
 } // namespace
 
 PipelineResult simulatePipeline(const PipelineSpec& spec)
@@ -818,7 +608,7 @@ PipelineResult simulatePipeline(const PipelineSpec& spec)
     if (std::string error = validate(spec); !error.empty())
         return failure(std::move(error));
 
-    SimulatorScratch& scr = scratch();
+    SimulatorScratch& scr = detail::scratch();
     std::unique_ptr<CompiledShape> owned; // a shape too big for the cache
     // A run without loads records its step order into the (cached) shape. The cache drops
     // entries only in shapeFor, so the reference stays valid to the end.
@@ -847,7 +637,7 @@ PipelineResult simulatePipeline(const PipelineSpec& spec)
             return failure("schedule deadlock: some rank waits on an op that never runs");
         }
         if (recordSteps)
-            shape.replay = levelOrder(steps, spec.stages, spec.microBatches,
+            shape.replay = detail::levelOrder(steps, spec.stages, spec.microBatches,
                                       static_cast<std::size_t>(spec.stages) *
                                           static_cast<std::size_t>(spec.virtualStages) *
                                           static_cast<std::size_t>(spec.microBatches));

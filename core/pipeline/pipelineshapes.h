@@ -1,0 +1,101 @@
+// The simulator's per-thread cache of pipeline shapes (pipelinesimulator.cpp uses it; nothing
+// else should): the rank orders, peak in-flight activations and recorded op order of the
+// shapes a thread simulated last, and the per-cell buffers it reuses between calls.
+#pragma once
+
+#include "pipeline/pipelineschedules.h"
+#include "pipeline/pipelinesimulator.h"
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+namespace archipelago::core::detail {
+
+// One op of a replay (below), its indices precomputed: no division or lookup left per op.
+struct ReplayOp
+{
+    enum Flag : std::uint8_t
+    {
+        ChainStart = 1,   // the first chunk of its chain: a forward needs no input
+        ChainEnd = 2,     // the last chunk of its chain: a backward needs only its own forward
+        FullBackward = 4, // PipelineOp::fullBackward
+        PairFirst = 8,    // the first op of an overlapped pair (the next op is the second)
+    };
+    int cell = 0; // chunk * m + micro-batch
+    int chunk = 0;
+    int rank = 0;
+    PipelineOpKind kind = PipelineOpKind::Forward;
+    std::uint8_t flags = 0;
+};
+
+// Everything about a simulation that depends on the schedule's shape alone (schedule, p, v, m
+// and the cross-DC extra warm-ups per rank), not on any time: the rank orders, the peak
+// in-flight activations and, once a run without shared-resource loads has made it, the order
+// in which that run executed the ops. Without loads, which op becomes runnable when is purely
+// structural (an op waits on ops, never on a time), so the same shape always runs its ops in
+// the same order; replaying that order gives bit-identical numbers (every time is computed
+// from the same inputs by the same operations, ties included) without the worklist.
+struct CompiledShape
+{
+    ScheduleKind schedule = ScheduleKind::OneFOneB;
+    int p = 0;
+    int v = 0;
+    int m = 0;
+    std::vector<int> extras; // dciExtraMicroBatches per rank
+    RankOrders orders;
+    std::vector<int> peaks; // peakInFlight(orders)
+    // orders.ops decoded for the worklist, same indices (PairFirst: the op and the next run as
+    // one overlapped pair).
+    std::vector<ReplayOp> byPos;
+    // The ops in the order a run without loads executed them (empty until one did).
+    std::vector<ReplayOp> replay;
+
+    bool matches(const PipelineSpec& spec, const std::vector<int>& extrasIn) const
+    {
+        return schedule == spec.schedule && p == spec.stages && v == spec.virtualStages &&
+               m == spec.microBatches && extras == extrasIn;
+    }
+};
+
+// Per-thread scratch of the simulator: a few recently used shapes (an explorer evaluates many
+// design points of one pipeline shape in a row) and the per-(chunk, micro-batch) buffers, kept
+// between calls so that a simulation allocates little more than its result.
+struct SimulatorScratch
+{
+    // Bounded: a shape holds O(p * v * m) ops, so only small ones and only a few are kept.
+    static constexpr std::size_t maxShapes = 8;
+    static constexpr std::size_t maxCachedOps = 100'000; // about 5 MB per shape
+    std::vector<std::unique_ptr<CompiledShape>> shapes;  // most recently used first
+    std::vector<int> extras;                             // the key being looked up
+
+    std::vector<double> forwardEnd, backwardEnd, activationAt, gradientAt;
+    std::vector<double> forwardDur, backwardDur, weightDur, send;
+    std::vector<int> pos, work;
+    std::vector<char> queued;
+    std::vector<std::uint8_t> chainFlags;
+
+    // The shape of `spec`, from the cache or built (and cached when small enough).
+    CompiledShape& shapeFor(const PipelineSpec& spec, std::unique_ptr<CompiledShape>& owned);
+
+    // Frees the per-cell buffers after a simulation too big to be worth keeping them for.
+    void trim()
+    {
+        if (forwardEnd.size() <= maxCachedOps)
+            return;
+        for (std::vector<double>* v : {&forwardEnd, &backwardEnd, &activationAt, &gradientAt})
+            std::vector<double>().swap(*v);
+    }
+};
+
+// This thread's scratch.
+SimulatorScratch& scratch();
+
+// Most (chunk, micro-batch) activations a rank holds, in micro-batches (rounded up).
+std::vector<int> peakInFlight(const PipelineSpec& spec, const RankOrders& orders);
+// A recorded run's ops reordered by dependency level (see the definition).
+std::vector<ReplayOp> levelOrder(const std::vector<ReplayOp>& ops, int ranks, int microBatches,
+                                 std::size_t cells);
+
+} // namespace archipelago::core::detail
