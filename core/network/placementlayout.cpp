@@ -372,22 +372,31 @@ void warnCrossRail(Context& ctx, const DcLayout& layout, const GroupPath& path,
     }
 }
 
+namespace {
+
+// The figures of a level that crosses a DCI link: which link, how far, its per-step latency,
+// how many flows share it and what each GPU gets.
+Warning withLinkFigures(Context& ctx, Warning w, const LevelLink& link)
+{
+    Warning out =
+        std::move(w).count("link_id", link.dciLinkId).name("link", linkName(ctx, link.dciLinkId));
+    if (const DciLink* dci = findLink(ctx.scenario.topology, link.dciLinkId))
+        out.data.push_back({"distance_km", dci->distanceKm}); // else the text says "?"
+    return std::move(out)
+        .num("latency_us", link.latencyS * 1e6)
+        .count("flows", link.concurrentFlows)
+        .num("gpu_gbps", link.bandwidthGBps);
+}
+
+} // namespace
+
 void warnBoundary(Context& ctx, int from, int to, const LevelLink& link)
 {
     if (!ctx.wantWarnings)
         return;
-    const DciLink* dci = findLink(ctx.scenario.topology, link.dciLinkId);
-    Warning w = Warning{WarningCode::PpCrossesDc}
-                    .count("from_stage", from)
-                    .count("to_stage", to)
-                    .count("link_id", link.dciLinkId)
-                    .name("link", linkName(ctx, link.dciLinkId));
-    if (dci) // else the text says "?"
-        w.data.push_back({"distance_km", dci->distanceKm});
-    ctx.warnings.push_back(std::move(w)
-                               .num("latency_us", link.latencyS * 1e6)
-                               .count("flows", link.concurrentFlows)
-                               .num("gpu_gbps", link.bandwidthGBps));
+    ctx.warnings.push_back(withLinkFigures(
+        ctx, Warning{WarningCode::PpCrossesDc}.count("from_stage", from).count("to_stage", to),
+        link));
 }
 
 void warnShared(Context& ctx, const GroupPath& path, const std::string& what)
@@ -418,17 +427,10 @@ void warnSplit(Context& ctx, ParallelDim dim, int degree, const LevelLink& link)
     if (!ctx.wantWarnings)
         return;
     const bool tp = dim == ParallelDim::Tp;
-    const DciLink* dci = findLink(ctx.scenario.topology, link.dciLinkId);
-    Warning w = Warning{tp ? WarningCode::TpCrossesDc : WarningCode::CpCrossesDc}
-                    .count("degree", degree)
-                    .count("link_id", link.dciLinkId)
-                    .name("link", linkName(ctx, link.dciLinkId));
-    if (dci) // else the text says "?"
-        w.data.push_back({"distance_km", dci->distanceKm});
-    ctx.warnings.push_back(std::move(w)
-                               .num("latency_us", link.latencyS * 1e6)
-                               .count("flows", link.concurrentFlows)
-                               .num("gpu_gbps", link.bandwidthGBps));
+    ctx.warnings.push_back(withLinkFigures(
+        ctx,
+        Warning{tp ? WarningCode::TpCrossesDc : WarningCode::CpCrossesDc}.count("degree", degree),
+        link));
 }
 
 } // namespace archipelago::core::detail
