@@ -1,6 +1,6 @@
-// Scenarios built in code for the I/O tests: valid without the built-in catalog (they carry
-// their own catalog entries) and with every field away from its default, so that a field the
-// reader or writer forgets breaks the round trip.
+// Scenarios built in code for the tests. The I/O ones are valid without the built-in catalog
+// (they carry their own catalog entries) and have every field away from its default, so that a
+// field the reader or writer forgets breaks the round trip.
 #pragma once
 
 #include "model/scenario.h"
@@ -126,6 +126,35 @@ inline core::Scenario multiDcScenario()
 
     s.schedule.kind = ScheduleKind::Interleaved1F1B;
     s.schedule.extraInFlightAtDci = 2;
+    return s;
+}
+
+// A GPT-style 24-layer model (hidden 4096, 32 heads, FFN 16384, sequence 2048) on one
+// datacenter of `domains` 8-GPU A100 domains (built-in catalog); the caller sets the batch and
+// the parallelism.
+inline core::Scenario a100GptScenario(int domains)
+{
+    using namespace core;
+    Scenario s;
+    Datacenter dc;
+    dc.id = 0;
+    dc.name = "dc";
+    dc.accelerator = "A100-SXM4-80GB";
+    dc.fabric.kind = FabricKind::Clos;
+    Pod pod;
+    pod.count = 1;
+    pod.domainsPerPod = domains;
+    pod.gpusPerDomain = 8;
+    dc.pods.push_back(pod);
+    s.topology.datacenters.push_back(dc);
+    Workload& w = s.workload;
+    w.layers = 24;
+    w.hidden = 4096;
+    w.heads = 32;
+    w.kvHeads = 32;
+    w.ffnHidden = 16384;
+    w.vocab = 51200;
+    w.seqLen = 2048;
     return s;
 }
 

@@ -4,6 +4,7 @@
 #include "evaluation/datacost.h"
 #include "io/scenarioio.h"
 #include "network/placement.h"
+#include "scenariofixtures.h"
 
 #include <QtTest>
 
@@ -30,27 +31,8 @@ constexpr const char* kA100 = "A100-SXM4-80GB";
 // One rank, one chunk of 24 layers, TP 8, DP 32 over one datacenter's leaves.
 Scenario dpScenario()
 {
-    Scenario s;
-    Datacenter dc;
-    dc.id = 0;
-    dc.name = "dc";
-    dc.accelerator = kA100;
-    dc.fabric.kind = FabricKind::Clos;
-    Pod pod;
-    pod.count = 1;
-    pod.domainsPerPod = 32;
-    pod.gpusPerDomain = 8;
-    dc.pods.push_back(pod);
-    s.topology.datacenters.push_back(dc);
-    Workload& w = s.workload;
-    w.layers = 24;
-    w.hidden = 4096;
-    w.heads = 32;
-    w.kvHeads = 32;
-    w.ffnHidden = 16384;
-    w.vocab = 51200;
-    w.seqLen = 2048;
-    w.globalBatch = 256;
+    Scenario s = archipelago::tests::a100GptScenario(32);
+    s.workload.globalBatch = 256;
     Parallelism& par = s.parallelism;
     par.tp = 8;
     par.pp = 1;

@@ -7,6 +7,7 @@
 #include "compute/modelflops.h"
 #include "evaluation/costmodel.h"
 #include "io/scenarioio.h"
+#include "scenariofixtures.h"
 
 #include <QtTest>
 
@@ -22,27 +23,8 @@ const char* const kA100 = "A100-SXM4-80GB";
 // every overlap off: the TP collectives are exposed.
 Scenario tpScenario(int pp = 1, int dp = 1)
 {
-    Scenario s;
-    Datacenter dc;
-    dc.id = 0;
-    dc.name = "dc";
-    dc.accelerator = kA100;
-    dc.fabric.kind = FabricKind::Clos;
-    Pod pod;
-    pod.count = 1;
-    pod.domainsPerPod = pp * dp;
-    pod.gpusPerDomain = 8;
-    dc.pods.push_back(pod);
-    s.topology.datacenters.push_back(dc);
-    Workload& w = s.workload;
-    w.layers = 24;
-    w.hidden = 4096;
-    w.heads = 32;
-    w.kvHeads = 32;
-    w.ffnHidden = 16384;
-    w.vocab = 51200;
-    w.seqLen = 2048;
-    w.globalBatch = 8 * dp;
+    Scenario s = archipelago::tests::a100GptScenario(pp * dp);
+    s.workload.globalBatch = 8 * dp;
     Parallelism& par = s.parallelism;
     par.tp = 8;
     par.pp = pp;
