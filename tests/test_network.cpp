@@ -162,16 +162,6 @@ void TestNetwork::mathisThroughput()
     // 100x the loss: 10x less throughput.
     QVERIFY(fuzzy(mathisThroughputGBps(1460.0, rtt, loss * 100), expected / 10));
 
-    DciLink link = makeLink(0, 0, 1, 1000, 16);
-    link.transport = DciTransport::LossyIp;
-    link.packetLossRate = loss;
-    link.windowBytes = 1e9; // window never binds here
-    link.connectionsPerCollective = 4;
-    QVERIFY(fuzzy(transportFlowLimitGBps(link, rtt), 4 * expected));
-    link.windowBytes = 1e6; // 1 MB per 10 ms = 0.1 GB/s per connection
-    QVERIFY(fuzzy(transportFlowLimitGBps(link, rtt), 4 * std::min(0.1, expected)));
-    link.transport = DciTransport::RdmaOtn;
-    QCOMPARE(transportFlowLimitGBps(link, rtt), std::numeric_limits<double>::infinity());
 }
 
 void TestNetwork::amplifiers_data()

@@ -211,7 +211,7 @@ void TestTransport::tcpAtTotalLossCarriesNothing()
     // Padhye's timeouts: at 50% loss a connection sends a packet every few RTOs.
     l.packetLossRate = 0.5;
     QVERIFY(usable(l, 1) < 1e-5); // < 10 kB/s
-    // Issue 4's bound left 0.2 GB/s per flow at 100% loss; Mathis alone never reaches 0.
+    // The first network model's per-flow bound left 0.2 GB/s per flow at 100% loss; Mathis alone never reaches 0.
     QVERIFY(core::mathisThroughputGBps(1460.0, rttS(l), 1.0) > 0.0);
 }
 

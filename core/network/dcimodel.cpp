@@ -105,14 +105,4 @@ double dciUsableCapacityGBps(const DciLink& link, double rttS, double connection
     return std::min(dciCapacityGBps(link), dciTransportLimitGBps(link, rttS, connections));
 }
 
-double transportFlowLimitGBps(const DciLink& link, double rttS)
-{
-    if (link.transport != DciTransport::LossyIp)
-        return kInf;
-    const double perConnection =
-        std::min(windowThroughputGBps(link.windowBytes, rttS),
-                 mathisThroughputGBps(kDefaultMssBytes, rttS, link.packetLossRate));
-    return std::max(1, link.connectionsPerCollective) * perConnection;
-}
-
 } // namespace archipelago::core

@@ -9,8 +9,6 @@
 
 namespace archipelago::core {
 
-// TCP maximum segment size on a 1500-byte Ethernet MTU (RFC 879: MTU - 40 bytes of headers).
-inline constexpr double kDefaultMssBytes = 1460.0;
 // Linux TCP_RTO_MIN (include/net/tcp.h, HZ/5): the retransmission timeout is the smoothed RTT
 // plus at least 200 ms (net/ipv4/tcp_input.c, tcp_rtt_estimator / __tcp_set_rto).
 inline constexpr double kTcpMinRtoS = 0.2;
@@ -56,10 +54,5 @@ double dciTransportLimitGBps(const DciLink& link, double rttS, double connection
 // Usable capacity per direction: min(wavelength capacity, transport limit), shared by every
 // flow crossing the link.
 double dciUsableCapacityGBps(const DciLink& link, double rttS, double connections);
-
-// Issue 4's per-flow bound, kept for reference: LossyIp gives connectionsPerCollective x
-// min(window/RTT, Mathis) per GPU flow, RdmaOtn and RocePfc infinity. Placement uses
-// dciUsableCapacityGBps.
-double transportFlowLimitGBps(const DciLink& link, double rttS);
 
 } // namespace archipelago::core
