@@ -45,14 +45,7 @@ std::string num(const char* format, double v)
 
 std::string describe(const core::SweepPoint& p)
 {
-    const core::DesignPoint& d = p.point;
-    return "tp " + std::to_string(d.tp) + " cp " + std::to_string(d.cp) + " pp " +
-           std::to_string(d.pp) + " ep " + std::to_string(d.ep) + " dp " +
-           std::to_string(p.dataParallel) + " v " + std::to_string(d.virtualStages) + " mb " +
-           std::to_string(d.microBatch) + " " + core::toString(d.schedule) +
-           (d.extraInFlightAtDci > 0 ? "+" + std::to_string(d.extraInFlightAtDci) : "") +
-           " recompute " + core::toString(d.recompute) + " zero " + std::to_string(d.zeroStage) +
-           (d.distributedOptimizer ? " distopt" : "");
+    return core::describeSweepPoint(p);
 }
 
 // The largest changes of the breakdown against the base: what makes the point win.

@@ -111,7 +111,8 @@ struct Outcome
         Pruned,
         Failed,
         OutOfMemory,
-        Evaluated
+        Evaluated,
+        OtherShard // another shard's point (SweepOptions::shardIndex)
     };
     Kind kind = Kind::Pruned;
     PruneReason reason = PruneReason::Redundant;
@@ -145,11 +146,18 @@ double costOf(const SweepPoint& p)
     return p.totalCostUsd;
 }
 
-bool faster(const SweepPoint& a, const SweepPoint& b)
+// Keeps the `limit` first points of `list` in `objective`'s order.
+void offerTop(std::vector<SweepPoint>& list, std::size_t limit, SweepObjective objective,
+              const SweepPoint& p)
 {
-    if (a.evaluation.iterationTimeS != b.evaluation.iterationTimeS)
-        return a.evaluation.iterationTimeS < b.evaluation.iterationTimeS;
-    return a.point.index < b.point.index;
+    const auto before = [objective](const SweepPoint& a, const SweepPoint& b) {
+        return rankedBefore(objective, a, b);
+    };
+    if (limit == 0 || (list.size() >= limit && !before(p, list.back())))
+        return;
+    list.insert(std::upper_bound(list.begin(), list.end(), p, before), p);
+    if (list.size() > limit)
+        list.pop_back();
 }
 
 class Sweeper
@@ -332,6 +340,10 @@ SweepResult sweepIn(const Scenario& base, const Catalog& catalog, const SearchSp
 
     tbb::enumerable_thread_specific<Worker> workers;
     const std::uint64_t batch = std::max<std::uint64_t>(1, options.batchSize);
+    const auto shardCount = static_cast<std::uint64_t>(std::max(1, options.shardCount));
+    const auto shardIndex = static_cast<std::uint64_t>(std::max(0, options.shardIndex));
+    result.shardIndex = static_cast<int>(shardIndex);
+    result.shardCount = static_cast<int>(shardCount);
     std::vector<Outcome> outcomes;
     for (std::uint64_t begin = 0; begin < odometer.size(); begin += batch) {
         if (options.cancel && options.cancel->load(std::memory_order_relaxed)) {
@@ -341,9 +353,14 @@ SweepResult sweepIn(const Scenario& base, const Catalog& catalog, const SearchSp
         const std::uint64_t end = std::min(odometer.size(), begin + batch);
         outcomes.assign(static_cast<std::size_t>(end - begin), Outcome{});
         tbb::parallel_for(std::size_t{0}, outcomes.size(), [&](std::size_t i) {
-            outcomes[i] = sweeper.consider(begin + i, workers.local());
+            if ((begin + i) % shardCount == shardIndex)
+                outcomes[i] = sweeper.consider(begin + i, workers.local());
+            else
+                outcomes[i].kind = Outcome::Kind::OtherShard;
         });
         for (Outcome& o : outcomes) {
+            if (o.kind == Outcome::Kind::OtherShard)
+                continue;
             ++counts.considered;
             switch (o.kind) {
             case Outcome::Kind::Pruned:
@@ -360,6 +377,8 @@ SweepResult sweepIn(const Scenario& base, const Catalog& catalog, const SearchSp
             case Outcome::Kind::Evaluated:
                 ++counts.evaluated;
                 break;
+            case Outcome::Kind::OtherShard:
+                continue;
             }
             if (!sweeper.withinBudget(o.point)) {
                 ++counts.overBudget;
@@ -371,18 +390,15 @@ SweepResult sweepIn(const Scenario& base, const Catalog& catalog, const SearchSp
             timeCapex.insert(o.point);
             timeMemory.insert(o.point);
             trainCost.insert(o.point);
-            if (top > 0 && (result.top.size() < top || faster(o.point, result.top.back()))) {
-                const auto at =
-                    std::upper_bound(result.top.begin(), result.top.end(), o.point, &faster);
-                result.top.insert(at, std::move(o.point));
-                if (result.top.size() > top)
-                    result.top.pop_back();
-            }
+            for (std::size_t k = 0; k < kSweepObjectives; ++k)
+                offerTop(result.topBy[k], top, static_cast<SweepObjective>(k), o.point);
         }
         if (options.progress)
             options.progress(SweepProgress{counts.considered, odometer.size(), counts.evaluated});
     }
+    result.fasterThanBase = fasterThanBase;
     result.baseRank = fasterThanBase + 1;
+    result.top = result.topBy[static_cast<std::size_t>(SweepObjective::IterationTime)];
     result.timeVsCapex = timeCapex.sorted();
     result.timeVsMemory = timeMemory.sorted();
     result.trainTimeVsCost = trainCost.sorted();
@@ -410,6 +426,55 @@ const char* toString(PruneReason reason)
         break;
     }
     return "?";
+}
+
+const char* toString(SweepObjective objective)
+{
+    switch (objective) {
+    case SweepObjective::IterationTime:
+        return "iteration_time";
+    case SweepObjective::TimeToTrain:
+        return "time_to_train";
+    case SweepObjective::TotalCost:
+        return "total_cost";
+    case SweepObjective::NetworkCapex:
+        return "network_capex";
+    case SweepObjective::MemoryPeak:
+        return "memory_peak";
+    case SweepObjective::Count:
+        break;
+    }
+    return "?";
+}
+
+double objectiveValue(SweepObjective objective, const SweepPoint& p)
+{
+    switch (objective) {
+    case SweepObjective::IterationTime:
+        return p.evaluation.iterationTimeS;
+    case SweepObjective::TimeToTrain:
+        return p.evaluation.timeToTrainS;
+    case SweepObjective::TotalCost:
+        return p.totalCostUsd;
+    case SweepObjective::NetworkCapex:
+        return p.networkCapexUsd;
+    case SweepObjective::MemoryPeak:
+        return p.evaluation.memoryPeakGib;
+    case SweepObjective::Count:
+        break;
+    }
+    return 0.0;
+}
+
+bool rankedBefore(SweepObjective objective, const SweepPoint& a, const SweepPoint& b)
+{
+    const double va = objectiveValue(objective, a);
+    const double vb = objectiveValue(objective, b);
+    if (va != vb)
+        return va < vb;
+    if (a.evaluation.iterationTimeS != b.evaluation.iterationTimeS)
+        return a.evaluation.iterationTimeS < b.evaluation.iterationTimeS;
+    return a.point.index < b.point.index;
 }
 
 std::uint64_t SweepCounts::prunedTotal() const

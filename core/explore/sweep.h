@@ -55,10 +55,30 @@ struct SweepProgress
     std::uint64_t evaluated = 0;
 };
 
+// What a top-N list ranks by (each list ties by iteration time, then by odometer index).
+enum class SweepObjective
+{
+    IterationTime,
+    TimeToTrain,
+    TotalCost,
+    NetworkCapex,
+    MemoryPeak,
+    Count
+};
+inline constexpr std::size_t kSweepObjectives = static_cast<std::size_t>(SweepObjective::Count);
+const char* toString(SweepObjective objective); // "iteration_time", ...
+double objectiveValue(SweepObjective objective, const SweepPoint& point);
+// a before b in `objective`'s top list: smaller objective, then faster, then lower index.
+bool rankedBefore(SweepObjective objective, const SweepPoint& a, const SweepPoint& b);
+
 struct SweepOptions
 {
     int threads = 0; // 0: TBB's default
-    int top = 10;    // points in SweepResult::top
+    int top = 10;    // points in each of SweepResult::topBy
+    // Sharding (docs/explore.md): this run considers the points whose odometer index is
+    // shardIndex modulo shardCount. The shards' results merge into the unsharded one.
+    int shardIndex = 0;
+    int shardCount = 1;
     std::uint64_t batchSize = 1024;
     std::function<void(const SweepProgress&)> progress; // between batches, on the caller's thread
     const std::atomic<bool>* cancel = nullptr;          // read between batches
@@ -75,6 +95,12 @@ struct SweepResult
     // 1 + the ranked points strictly faster than the base.
     std::uint64_t baseRank = 0;
     std::vector<SweepPoint> top; // by iteration time, ties by odometer index
+    // The top points per objective (rankedBefore); topBy[IterationTime] equals `top`.
+    std::array<std::vector<SweepPoint>, kSweepObjectives> topBy;
+    // The ranked points strictly faster than the base (baseRank - 1), for merging shards.
+    std::uint64_t fasterThanBase = 0;
+    int shardIndex = 0;
+    int shardCount = 1;
     std::vector<SweepPoint> timeVsCapex;
     std::vector<SweepPoint> timeVsMemory;
     std::vector<SweepPoint> trainTimeVsCost;

@@ -66,6 +66,18 @@ nlohmann::json designPointToJson(const DesignPoint& p)
     return j;
 }
 
+std::string describeSweepPoint(const SweepPoint& p)
+{
+    const DesignPoint& d = p.point;
+    return "tp " + std::to_string(d.tp) + " cp " + std::to_string(d.cp) + " pp " +
+           std::to_string(d.pp) + " ep " + std::to_string(d.ep) + " dp " +
+           std::to_string(p.dataParallel) + " v " + std::to_string(d.virtualStages) + " mb " +
+           std::to_string(d.microBatch) + " " + toString(d.schedule) +
+           (d.extraInFlightAtDci > 0 ? "+" + std::to_string(d.extraInFlightAtDci) : "") +
+           " recompute " + toString(d.recompute) + " zero " + std::to_string(d.zeroStage) +
+           (d.distributedOptimizer ? " distopt" : "");
+}
+
 nlohmann::json sweepResultToJson(const std::string& file, const SweepResult& r)
 {
     nlohmann::json pruned = nlohmann::json::object();
@@ -88,11 +100,17 @@ nlohmann::json sweepResultToJson(const std::string& file, const SweepResult& r)
         {"base", pointToJson(r.base, r.base)},
         {"base_feasible", r.baseFeasible},
         {"base_rank", r.baseRank},
+        {"faster_than_base", r.fasterThanBase},
+        {"shard", {{"index", r.shardIndex}, {"count", r.shardCount}}},
         {"top", pointsToJson(r.top, r.base)},
         {"fronts",
          {{"iteration_time_vs_network_capex", pointsToJson(r.timeVsCapex, r.base)},
           {"iteration_time_vs_memory_peak", pointsToJson(r.timeVsMemory, r.base)},
           {"time_to_train_vs_total_cost", pointsToJson(r.trainTimeVsCost, r.base)}}}};
+    nlohmann::json byObjective = nlohmann::json::object();
+    for (std::size_t k = 0; k < kSweepObjectives; ++k)
+        byObjective[toString(static_cast<SweepObjective>(k))] = pointsToJson(r.topBy[k], r.base);
+    j["top_by_objective"] = std::move(byObjective);
     return j;
 }
 

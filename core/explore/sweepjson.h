@@ -10,6 +10,8 @@
 namespace archipelago::core {
 
 nlohmann::json designPointToJson(const DesignPoint& point);
+// One line of a point's knobs for people: "tp 8 cp 1 pp 16 ... zero 1 distopt".
+std::string describeSweepPoint(const SweepPoint& point);
 nlohmann::json sweepResultToJson(const std::string& file, const SweepResult& result);
 
 } // namespace archipelago::core
