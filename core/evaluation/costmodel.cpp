@@ -8,6 +8,7 @@
 #include "model/checkedmath.h"
 #include "model/scheduletraits.h"
 #include "model/shapecheck.h"
+#include "network/placement.h"
 #include "network/topologymodel.h"
 #include "pipeline/pipelineschedules.h"
 
@@ -94,6 +95,37 @@ bool adjustSchedule(const Scenario& s, Parallelism& par, ScheduleKind& kind,
 
 } // namespace
 
+// The placement analyses of the last few shapes, most recent first. An entry holds what
+// analyzePlacement reads of a scenario besides the topology and catalog (which the workspace's
+// topology model matches): the degrees that shape the groups (TP, CP, PP, EP; DP follows from
+// the placement, or from them and the topology), the placement, whether the schedule has the
+// interleaved wrap-around boundary, and whether warnings were asked for. Same inputs, same
+// analysis: the numbers do not depend on the cache.
+struct EvaluationWorkspace::PlacementCache
+{
+    static constexpr std::size_t kEntries = 4;
+    struct Entry
+    {
+        int tp = 0;
+        int cp = 0;
+        int pp = 0;
+        int ep = 0;
+        bool interleaved = false;
+        bool warnings = false;
+        Placement placement;
+        PlacementAnalysis analysis;
+
+        bool matches(const Scenario& s, bool interleavedIn, bool warningsIn) const
+        {
+            const Parallelism& par = s.parallelism;
+            return tp == par.tp && cp == par.cp && pp == par.pp && ep == par.ep &&
+                   interleaved == interleavedIn && warnings == warningsIn &&
+                   placement == s.placement;
+        }
+    };
+    std::vector<Entry> entries;
+};
+
 EvaluationWorkspace::EvaluationWorkspace() = default;
 EvaluationWorkspace::~EvaluationWorkspace() = default;
 
@@ -104,8 +136,41 @@ const TopologyModel& EvaluationWorkspace::topologyFor(const Topology& topology,
         m_model = std::make_unique<TopologyModel>(topology, catalog, TopologyModel::Ownership::Copy,
                                                   withBom);
         ++m_builds;
+        if (m_placements) // analysed on the previous model
+            m_placements->entries.clear();
     }
     return *m_model;
+}
+
+const PlacementAnalysis& EvaluationWorkspace::placementFor(const Scenario& scenario,
+                                                           const Catalog& catalog, bool warnings)
+{
+    if (!m_placements)
+        m_placements = std::make_unique<PlacementCache>();
+    std::vector<PlacementCache::Entry>& entries = m_placements->entries;
+    const bool interleaved = scenario.schedule.kind == ScheduleKind::Interleaved1F1B;
+    const auto hit = std::find_if(entries.begin(), entries.end(), [&](const auto& e) {
+        return e.matches(scenario, interleaved, warnings);
+    });
+    if (hit != entries.end()) {
+        std::rotate(entries.begin(), hit, hit + 1); // most recent first
+        return entries.front().analysis;
+    }
+    if (entries.size() < PlacementCache::kEntries)
+        entries.emplace_back();
+    std::rotate(entries.begin(), entries.end() - 1, entries.end()); // reuse the oldest
+    PlacementCache::Entry& e = entries.front();
+    const Parallelism& par = scenario.parallelism;
+    e.tp = par.tp;
+    e.cp = par.cp;
+    e.pp = par.pp;
+    e.ep = par.ep;
+    e.interleaved = interleaved;
+    e.warnings = warnings;
+    e.placement = scenario.placement;
+    e.analysis = analyzePlacement(scenario, catalog, m_model.get(), warnings);
+    ++m_analyses;
+    return e.analysis;
 }
 
 Evaluation evaluate(const Scenario& scenario, const Catalog& catalog,
@@ -137,6 +202,7 @@ Evaluation evaluate(const Scenario& scenario, const Catalog& catalog,
                                                               TopologyModel::Ownership::Borrow,
                                                               options.billOfMaterials));
     EvaluationContext ctx(s, catalog, options, topology, ev);
+    ctx.workspace = workspace;
     ctx.par = s.parallelism;
     ctx.kind = kind;
     ctx.p = ctx.par.pp;
@@ -161,6 +227,13 @@ Evaluation evaluate(const Scenario& scenario, const Catalog& catalog,
     ev.gpus = *gpus;
 
     placementPass(ctx);
+    // The memory pass reads only the placement pass's results (evaluationfill.cpp fillMemory).
+    const bool memoryFirst = options.stopIfOutOfMemory && !options.warnings;
+    if (memoryFirst) {
+        memoryPass(ctx);
+        if (!ev.fitsInMemory)
+            return ev;
+    }
     stageCostPass(ctx);
     if (!pipelinePass(ctx)) {
         fail(ev, Warning{WarningCode::Pipeline}.name("detail", ctx.pipe.error));
@@ -168,7 +241,8 @@ Evaluation evaluate(const Scenario& scenario, const Catalog& catalog,
     }
     dataParallelPass(ctx);
     breakdownPass(ctx);
-    memoryPass(ctx);
+    if (!memoryFirst)
+        memoryPass(ctx);
     networkCostPass(ctx);
     ev.timeline = std::move(ctx.pipe.timeline);
     warningsPass(ctx);

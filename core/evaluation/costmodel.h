@@ -12,6 +12,7 @@
 namespace archipelago::core {
 
 class TopologyModel;
+struct PlacementAnalysis;
 
 // What a caller needs from an evaluation. The explorer turns everything off but the numbers
 // it ranks on; the GUI and the CLI keep the defaults.
@@ -24,11 +25,18 @@ struct EvaluateOptions
     // bubble (Breakdown::ppCommS). Off: one simulation, and the transfers' share stays in the
     // bubble; the iteration time is the same.
     bool attribution = true;
+    // A search that drops points which do not fit in HBM: run the memory pass right after the
+    // placement and, when the point does not fit, stop there (the Evaluation is ok, with
+    // fitsInMemory false and the memory figures, nothing else). Only without warnings (their
+    // order would change); every figure of a point that fits is the same.
+    bool stopIfOutOfMemory = false;
 };
 
 // Work that depends only on the topology (routes, fabric sizing, the bill of materials),
-// kept between evaluations of the same topology. One per thread: evaluate() replaces what it
-// holds when the topology or catalog changes.
+// kept between evaluations of the same topology, and the placement analyses of the last few
+// (TP, CP, PP, EP, placement) shapes evaluated on it (an explorer evaluates many points of one
+// shape in a row). One per thread: evaluate() replaces what it holds when the topology or
+// catalog changes.
 class EvaluationWorkspace
 {
 public:
@@ -41,10 +49,18 @@ public:
     const TopologyModel& topologyFor(const Topology& topology, const Catalog& catalog,
                                      bool withBom);
     int topologyBuilds() const { return m_builds; }
+    // The placement analysis of `scenario` on the topology model topologyFor() returned last
+    // (analyzePlacement), from the cache when a recent evaluation had the same inputs.
+    const PlacementAnalysis& placementFor(const Scenario& scenario, const Catalog& catalog,
+                                          bool warnings);
+    int placementAnalyses() const { return m_analyses; }
 
 private:
+    struct PlacementCache;
     std::unique_ptr<TopologyModel> m_model;
+    std::unique_ptr<PlacementCache> m_placements;
     int m_builds = 0;
+    int m_analyses = 0;
 };
 
 // The built-in catalog merged with the scenario's overrides.

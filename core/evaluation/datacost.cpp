@@ -9,11 +9,12 @@
 
 namespace archipelago::core {
 
-RankParams rankParams(const Workload& w, const Parallelism& par,
-                      const std::vector<ChunkSpec>& chunks, int, int rank)
+namespace {
+
+// rankParams with the per-layer and vocabulary figures given (the same for every rank).
+RankParams rankParamsOf(const LayerParams& dense, const LayerParams& moe, double vocab,
+                        const std::vector<ChunkSpec>& chunks, int rank)
 {
-    const LayerParams dense = layerParamsPerGpu(w, par, false);
-    const LayerParams moe = layerParamsPerGpu(w, par, true);
     RankParams out;
     for (const ChunkSpec& ch : chunks) {
         if (ch.rank != rank) // DualPipe holds chunks r and 2p - 1 - r
@@ -21,11 +22,20 @@ RankParams rankParams(const Workload& w, const Parallelism& par,
         out.dense += ch.denseLayers * dense.dense + ch.moeLayers * moe.dense;
         out.expert += ch.moeLayers * moe.expert;
         if (ch.first)
-            out.dense += vocabParamsPerGpu(w, par);
+            out.dense += vocab;
         if (ch.last)
-            out.dense += vocabParamsPerGpu(w, par);
+            out.dense += vocab;
     }
     return out;
+}
+
+} // namespace
+
+RankParams rankParams(const Workload& w, const Parallelism& par,
+                      const std::vector<ChunkSpec>& chunks, int, int rank)
+{
+    return rankParamsOf(layerParamsPerGpu(w, par, false), layerParamsPerGpu(w, par, true),
+                        vocabParamsPerGpu(w, par), chunks, rank);
 }
 
 namespace {
@@ -148,17 +158,18 @@ DataParallelCost dataParallelCost(const Scenario& s, const Parallelism& par,
     std::vector<ChunkWindow> sorted;
     windows.reserve(chunks.size());
     sorted.reserve(chunks.size());
+    CollectiveMemo memo; // ranks holding the same parameters run the same collectives
     for (int r = 0; r < p; ++r) {
         const auto ri = static_cast<std::size_t>(r);
         const AcceleratorSpec& a = *accel[ri];
         const EfficiencyParams& eff = a.efficiency;
-        const RankParams rp = rankParams(s.workload, par, chunks, p, r);
+        const RankParams rp = rankParamsOf(denseLayer, moeLayer, vocab, chunks, r);
         double dciS = 0.0; // the data-parallel collectives' time on the DCI level, if they cross one
         Id dciLink = -1;
-        auto run = [&](auto fn, double bytes, const GroupPath& path, double times) {
+        auto run = [&](CollectiveFn fn, double bytes, const GroupPath& path, double times) {
             if (path.size() <= 1 || bytes <= 0.0)
                 return 0.0;
-            const CollectiveCost c = fn(bytes, path, eff);
+            const CollectiveCost& c = memo.get(fn, bytes, path, eff);
             if (traffic)
                 traffic->add(&path == &pl.dp ? &traffic->groups.dp : &traffic->groups.expertDp,
                              c.bytesPerLevel, c.levels, times);

@@ -40,8 +40,9 @@ std::optional<std::string> firstNonFinite(const EvaluationContext& ctx)
 {
     const Evaluation& ev = ctx.ev;
     const Breakdown& b = ev.breakdown;
-    const std::string accel =
-        ctx.accel.empty() || !ctx.accel.front() ? "" : " (" + ctx.accel.front()->name + ")";
+    const auto accel = [&]() -> std::string {
+        return ctx.accel.empty() || !ctx.accel.front() ? "" : " (" + ctx.accel.front()->name + ")";
+    };
     const Figure times[] = {
         {"forward time", b.forwardS, kCompute},
         {"backward time", b.backwardS, kCompute},
@@ -59,7 +60,7 @@ std::optional<std::string> firstNonFinite(const EvaluationContext& ctx)
     };
     for (const Figure& f : times)
         if (!std::isfinite(f.value))
-            return std::string(f.name) + " is " + num(f.value) + ": check " + f.drivenBy + accel;
+            return std::string(f.name) + " is " + num(f.value) + ": check " + f.drivenBy + accel();
     // The figures views show as whole numbers must also fit an integer. Past here every time
     // is finite: name the largest part of the iteration, whose inputs are the likely cause.
     const Figure* largest = &times[0];
@@ -67,9 +68,11 @@ std::optional<std::string> firstNonFinite(const EvaluationContext& ctx)
         if (f.value > largest->value && &f != &times[std::size(times) - 1] &&
             &f != &times[std::size(times) - 2])
             largest = &f;
-    const std::string perIteration = " (iteration time " + num(ev.iterationTimeS) + " s, " +
-                                     num(largest->value) + " s of it " + largest->name +
-                                     ": check " + largest->drivenBy + accel + ")";
+    // Built only for an error (formatting numbers is most of this pass's time otherwise).
+    const auto perIteration = [&] {
+        return " (iteration time " + num(ev.iterationTimeS) + " s, " + num(largest->value) +
+               " s of it " + largest->name + ": check " + largest->drivenBy + accel() + ")";
+    };
     const Figure rates[] = {
         {"tokens/s", ev.tokensPerS, "the iteration time"},
         {"MFU", ev.mfu, "the iteration time"},
@@ -80,7 +83,7 @@ std::optional<std::string> firstNonFinite(const EvaluationContext& ctx)
     for (const Figure& f : rates)
         if (!std::isfinite(f.value) || !fitsInteger<std::int64_t>(f.value))
             return std::string(f.name) + " is " + num(f.value) + ": check " + f.drivenBy +
-                   perIteration;
+                   perIteration();
     for (const LinkTraffic& t : ev.traffic)
         if (!std::isfinite(t.bytesPerIteration) || !std::isfinite(t.busyS) ||
             !std::isfinite(t.utilisation))

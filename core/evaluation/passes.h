@@ -49,6 +49,8 @@ struct EvaluationContext
     const EvaluateOptions& options;
     const TopologyModel& topology;
     Evaluation& ev;
+    // The caller's workspace (per-topology and per-shape caches), or nullptr.
+    EvaluationWorkspace* workspace = nullptr;
 
     // Shape (set by evaluate() before the passes).
     Parallelism par;

@@ -22,14 +22,14 @@ struct LayerComm
     double tp() const { return tpGather + tpReduce; }
 };
 
-// Runs the collective, tallies its traffic and returns its time.
-template <typename Fn>
-double collective(Fn fn, double bytes, const GroupPath& path, const EfficiencyParams& eff,
-                  double count, double* group, double times, TrafficTally* traffic)
+// Runs the collective (from `memo` when given), tallies its traffic and returns its time.
+double collective(CollectiveFn fn, double bytes, const GroupPath& path, const EfficiencyParams& eff,
+                  double count, double* group, double times, TrafficTally* traffic,
+                  CollectiveMemo* memo)
 {
     if (path.size() <= 1 || bytes <= 0.0 || count <= 0.0)
         return 0.0;
-    const CollectiveCost c = fn(bytes, path, eff);
+    const CollectiveCost c = memo ? memo->get(fn, bytes, path, eff) : fn(bytes, path, eff);
     if (traffic)
         traffic->add(group, c.bytesPerLevel, c.levels, times * count);
     return c.timeS * count;
@@ -79,6 +79,7 @@ ChunkParts chunkCost(const Workload& w, const Parallelism& par, const PlacementA
     double* tpBytes = traffic ? &traffic->groups.tp : nullptr;
     double* cpBytes = traffic ? &traffic->groups.cp : nullptr;
     double* epBytes = traffic ? &traffic->groups.ep : nullptr;
+    CollectiveMemo* collectives = memo ? &memo->collectives : nullptr;
 
     ChunkParts out;
     auto addLayers = [&](bool moe, int count) {
@@ -97,24 +98,24 @@ ChunkParts chunkCost(const Workload& w, const Parallelism& par, const PlacementA
         LayerComm c;
         if (par.sequenceParallel) {
             c.tpGather = collective(hierarchicalAllGather, actBytes, pl.tp, eff, perPass, tpBytes,
-                                    n * microBatches * passes, traffic);
+                                    n * microBatches * passes, traffic, collectives);
             c.tpReduce = collective(hierarchicalReduceScatter, actBytes, pl.tp, eff, perPass,
-                                    tpBytes, n * microBatches * passes, traffic);
+                                    tpBytes, n * microBatches * passes, traffic, collectives);
         } else {
             c.tpReduce = collective(hierarchicalAllReduce, actBytes, pl.tp, eff, perPass, tpBytes,
-                                    n * microBatches * passes, traffic);
+                                    n * microBatches * passes, traffic, collectives);
         }
         // Context parallel: ring exchange of the K/V shards, cp-1 steps, the volume of an
         // all-gather of K and V (Liu et al. 2023, Ring Attention, section 3); backward moves
         // K/V again plus their gradients (2x).
         c.cp = collective(hierarchicalAllGather, kvBytes * std::max(1, par.cp), pl.cp, eff, 1.0,
-                          cpBytes, n * microBatches * (passes + 1.0), traffic);
+                          cpBytes, n * microBatches * (passes + 1.0), traffic, collectives);
         if (moe) {
             // Expert parallel: dispatch and combine all-to-all of the routed tokens, forward
             // and backward (Lepikhin et al. 2020, GShard, section 3.2).
             const double routed = actBytes * w.moe.topK / t;
             c.ep = collective(hierarchicalAllToAll, routed, pl.ep, eff, 2.0, epBytes,
-                              n * microBatches * passes, traffic);
+                              n * microBatches * passes, traffic, collectives);
         }
         const double expertWindow = lc.forwardS - lc.attentionCoreS;
         // EP all-to-all: under the layer's own expert compute when overlapped (ep_comm); in a
@@ -184,8 +185,10 @@ ChunkParts chunkCost(const Workload& w, const Parallelism& par, const PlacementA
     // Vocabulary-parallel embedding and output layer (Megatron): one TP collective of the
     // activation each way (all-reduce, or reduce-scatter / all-gather with SP).
     auto vocabComm = [&]() {
-        auto fn = par.sequenceParallel ? hierarchicalAllGather : hierarchicalAllReduce;
-        return collective(fn, actBytes, pl.tp, eff, 1.0, tpBytes, microBatches, traffic);
+        const CollectiveFn fn =
+            par.sequenceParallel ? hierarchicalAllGather : hierarchicalAllReduce;
+        return collective(fn, actBytes, pl.tp, eff, 1.0, tpBytes, microBatches, traffic,
+                          collectives);
     };
     if (chunk.first) {
         const double c = vocabComm();

@@ -7,9 +7,10 @@
 #include "compute/computemodel.h"
 #include "model/catalog.h"
 #include "model/evaluation.h"
+#include "model/scenario.h"
+#include "network/collectives.h"
 #include "network/linktraffic.h"
 #include "network/placement.h"
-#include "model/scenario.h"
 
 #include <vector>
 
@@ -55,14 +56,22 @@ struct ChunkSpec
     int rank = 0;       // the pipeline rank that holds it (pipeline/pipelineschedules.h)
 };
 
+// Model chunks in model order (chunk c = j*p + r lives on rank r, Megatron interleaving), `v`
+// chunks per rank (chunksPerRank of the schedule as evaluate() runs it). DualPipe: two copies
+// of the p stages, chunk p + s repeating chunk s (stage s) on rank p - 1 - s (DeepSeek-V3
+// report section 3.2.1); each copy has its embedding and output head.
+std::vector<ChunkSpec> layoutChunks(const Scenario& scenario, ScheduleKind kind, int v);
+
 // Costs one chunk on an accelerator, per micro-batch; `microBatches` per iteration scale the
 // traffic tally (nullptr skips traffic accounting). `pairedPasses`: the schedule runs each
 // forward beside another micro-batch's backward on the same rank (DualPipe), so the expert
 // all-to-all of one hides under the other's compute.
-// `memo`, when given, keeps layerCompute() per (accelerator, dense or MoE) between the chunks
-// of one evaluation (same workload and parallelism): most chunks share their layer shape.
+// `memo`, when given, keeps layerCompute() per (accelerator, dense or MoE) and the collectives
+// between the chunks of one evaluation (same workload, parallelism and placement analysis):
+// most chunks share their layer shape.
 struct LayerComputeMemo
 {
+    CollectiveMemo collectives;
     struct Entry
     {
         const AcceleratorSpec* accel = nullptr;

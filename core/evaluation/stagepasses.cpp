@@ -9,30 +9,49 @@
 
 #include <algorithm>
 #include <optional>
+#include <span>
+#include <utility>
 
 namespace archipelago::core {
 
 namespace {
 
 // The accelerator of each pipeline rank: the slowest among the datacenters that hold it.
+// (No copy of the shards and one catalog lookup per datacenter: this runs for every design
+// point of a sweep.)
 std::vector<const AcceleratorSpec*> rankAccelerators(const Scenario& s, const Catalog& catalog)
 {
     const int p = s.parallelism.pp;
     std::vector<const AcceleratorSpec*> out(static_cast<std::size_t>(p), nullptr);
-    for (const PlacementShard& shard : effectiveShards(s))
+    std::vector<std::pair<Id, const AcceleratorSpec*>> known; // per datacenter id asked
+    const auto accelOf = [&](Id id) {
+        for (const auto& [dcId, a] : known)
+            if (dcId == id)
+                return a;
+        const Datacenter* dc = findDatacenter(s.topology, id);
+        const AcceleratorSpec* a = dc ? catalog.accelerator(dc->accelerator) : nullptr;
+        known.emplace_back(id, a);
+        return a;
+    };
+    const auto hold = [&](int r, std::span<const Id> holders) {
+        for (const Id id : holders) {
+            const AcceleratorSpec* a = accelOf(id);
+            auto& slot = out[static_cast<std::size_t>(r)];
+            if (a && (!slot || a->peakTflopsBf16 < slot->peakTflopsBf16))
+                slot = a;
+        }
+    };
+    if (s.placement.shards.empty()) { // effectiveShards: every stage in the first datacenter
+        const Id dc = s.topology.datacenters.empty() ? 0 : s.topology.datacenters.front().id;
+        for (int r = 0; r < p; ++r)
+            hold(r, std::span<const Id>(&dc, 1));
+    }
+    for (const PlacementShard& shard : s.placement.shards)
         for (int r = 0; r < p && r < static_cast<int>(shard.stageDatacenters.size()); ++r) {
             // A split shard runs every stage in all of its split datacenters.
-            const std::vector<Id> holders =
-                shard.split()
-                    ? shard.splitDatacenters
-                    : std::vector<Id>{shard.stageDatacenters[static_cast<std::size_t>(r)]};
-            for (const Id id : holders) {
-                const Datacenter* dc = findDatacenter(s.topology, id);
-                const AcceleratorSpec* a = dc ? catalog.accelerator(dc->accelerator) : nullptr;
-                auto& slot = out[static_cast<std::size_t>(r)];
-                if (a && (!slot || a->peakTflopsBf16 < slot->peakTflopsBf16))
-                    slot = a;
-            }
+            hold(r, shard.split() ? std::span<const Id>(shard.splitDatacenters)
+                                  : std::span<const Id>(
+                                        &shard.stageDatacenters[static_cast<std::size_t>(r)], 1));
         }
     const AcceleratorSpec* fallback =
         catalog.accelerator(s.topology.datacenters.front().accelerator);
@@ -40,39 +59,6 @@ std::vector<const AcceleratorSpec*> rankAccelerators(const Scenario& s, const Ca
         if (!a)
             a = fallback;
     return out;
-}
-
-// Model chunks in model order (chunk c = j*p + r lives on rank r, Megatron interleaving).
-// DualPipe: two copies of the p stages, chunk p + s repeating chunk s (stage s) on rank
-// p - 1 - s (DeepSeek-V3 report section 3.2.1); each copy has its embedding and output head.
-std::vector<ChunkSpec> layoutChunks(const Scenario& s, ScheduleKind kind, int v)
-{
-    const int p = s.parallelism.pp;
-    const std::vector<int> perStage = effectiveLayersPerStage(s);
-    const int copies = scheduleTraits(kind).modelCopies;
-    const int perCopy = p * v / copies;
-    const int stageChunks = v / copies; // chunks of one stage in one copy
-    std::vector<ChunkSpec> chunks(static_cast<std::size_t>(p * v));
-    int layer = 0;
-    for (int c = 0; c < perCopy; ++c) {
-        const int r = c % p;
-        const int j = c / p;
-        const int total = perStage[static_cast<std::size_t>(r)];
-        const int size = total / stageChunks + (j < total % stageChunks ? 1 : 0);
-        ChunkSpec& ch = chunks[static_cast<std::size_t>(c)];
-        for (int i = 0; i < size; ++i, ++layer)
-           (isMoeLayer(s.workload, layer) ? ch.moeLayers : ch.denseLayers) += 1;
-    }
-    for (int k = 0; k < copies; ++k) {
-        for (int c = 0; c < perCopy; ++c)
-            chunks[static_cast<std::size_t>(k * perCopy + c)] = chunks[static_cast<std::size_t>(c)];
-        chunks[static_cast<std::size_t>(k * perCopy)].first = true;
-        chunks[static_cast<std::size_t>(k * perCopy + perCopy - 1)].last = true;
-    }
-    const std::vector<int> ranks = chunkRanks(kind, p, v);
-    for (std::size_t c = 0; c < chunks.size(); ++c)
-        chunks[c].rank = ranks[c];
-    return chunks;
 }
 
 // Links conserve capacity. Boundary `boundary` joins rank `from` to rank `to`: every
@@ -137,9 +123,41 @@ double levelTransferS(const LevelLink& level, double bytes, const EfficiencyPara
 
 } // namespace
 
+std::vector<ChunkSpec> layoutChunks(const Scenario& s, ScheduleKind kind, int v)
+{
+    const int p = s.parallelism.pp;
+    const std::vector<int> perStage = effectiveLayersPerStage(s);
+    const int copies = scheduleTraits(kind).modelCopies;
+    const int perCopy = p * v / copies;
+    const int stageChunks = v / copies; // chunks of one stage in one copy
+    std::vector<ChunkSpec> chunks(static_cast<std::size_t>(p * v));
+    int layer = 0;
+    for (int c = 0; c < perCopy; ++c) {
+        const int r = c % p;
+        const int j = c / p;
+        const int total = perStage[static_cast<std::size_t>(r)];
+        const int size = total / stageChunks + (j < total % stageChunks ? 1 : 0);
+        ChunkSpec& ch = chunks[static_cast<std::size_t>(c)];
+        for (int i = 0; i < size; ++i, ++layer)
+            (isMoeLayer(s.workload, layer) ? ch.moeLayers : ch.denseLayers) += 1;
+    }
+    for (int k = 0; k < copies; ++k) {
+        for (int c = 0; c < perCopy; ++c)
+            chunks[static_cast<std::size_t>(k * perCopy + c)] = chunks[static_cast<std::size_t>(c)];
+        chunks[static_cast<std::size_t>(k * perCopy)].first = true;
+        chunks[static_cast<std::size_t>(k * perCopy + perCopy - 1)].last = true;
+    }
+    const std::vector<int> ranks = chunkRanks(kind, p, v);
+    for (std::size_t c = 0; c < chunks.size(); ++c)
+        chunks[c].rank = ranks[c];
+    return chunks;
+}
+
 void placementPass(EvaluationContext& ctx)
 {
-    ctx.placement = analyzePlacement(ctx.s, ctx.catalog, &ctx.topology, ctx.options.warnings);
+    ctx.placement = ctx.workspace
+                        ? ctx.workspace->placementFor(ctx.s, ctx.catalog, ctx.options.warnings)
+                        : analyzePlacement(ctx.s, ctx.catalog, &ctx.topology, ctx.options.warnings);
     for (Warning& wn : ctx.placement.warnings)
         ctx.ev.warnings.push_back(std::move(wn));
     ctx.placement.warnings.clear();

@@ -225,4 +225,23 @@ CollectiveCost hierarchicalAllToAll(double bytes, const GroupPath& path,
     return cost;
 }
 
+const CollectiveCost& CollectiveMemo::get(CollectiveFn fn, double bytes, const GroupPath& path,
+                                          const EfficiencyParams& eff)
+{
+    for (int i = 0; i < m_size; ++i) {
+        const Entry& e = m_entries[i];
+        if (e.fn == fn && e.bytes == bytes && e.path == &path && e.eff == &eff)
+            return e.cost;
+    }
+    Entry* slot = nullptr;
+    if (m_size < kEntries) {
+        slot = &m_entries[m_size++];
+    } else {
+        slot = &m_entries[m_next];
+        m_next = (m_next + 1) % kEntries;
+    }
+    *slot = Entry{fn, bytes, &path, &eff, fn(bytes, path, eff)};
+    return slot->cost;
+}
+
 } // namespace archipelago::core

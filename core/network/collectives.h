@@ -66,4 +66,32 @@ CollectiveCost hierarchicalAllGather(double bytes, const GroupPath& path,
 CollectiveCost hierarchicalAllToAll(double bytes, const GroupPath& path,
                                     const EfficiencyParams& eff);
 
+using CollectiveFn = CollectiveCost (*)(double, const GroupPath&, const EfficiencyParams&);
+
+// The last few collectives one evaluation computed, by (function, bytes, path, efficiency):
+// the model chunks of a pipeline and the ranks of a data-parallel tail ask for the same few
+// over and over. Paths and efficiencies are compared by address, so a memo lives no longer
+// than the placement analysis and catalog it was filled from (one evaluation). The cost is
+// the function's, bit for bit.
+class CollectiveMemo
+{
+public:
+    const CollectiveCost& get(CollectiveFn fn, double bytes, const GroupPath& path,
+                              const EfficiencyParams& eff);
+
+private:
+    struct Entry
+    {
+        CollectiveFn fn = nullptr;
+        double bytes = 0.0;
+        const GroupPath* path = nullptr;
+        const EfficiencyParams* eff = nullptr;
+        CollectiveCost cost;
+    };
+    static constexpr int kEntries = 16;
+    Entry m_entries[kEntries];
+    int m_size = 0;
+    int m_next = 0; // the entry to replace when full (round robin)
+};
+
 } // namespace archipelago::core

@@ -99,9 +99,14 @@ std::vector<ReplayOp> levelOrder(const std::vector<ReplayOp>& ops, int ranks, in
 CompiledShape& SimulatorScratch::shapeFor(const PipelineSpec& spec,
                                           std::unique_ptr<CompiledShape>& owned)
 {
-    extras.resize(static_cast<std::size_t>(spec.stages));
-    for (int r = 0; r < spec.stages; ++r)
-        extras[static_cast<std::size_t>(r)] = dciExtraMicroBatches(spec, r);
+    // No extra warm-ups (the common case): every rank gets 0 (dciExtraMicroBatches).
+    if (spec.extraInFlightAtDci <= 0)
+        extras.assign(static_cast<std::size_t>(spec.stages), 0);
+    else {
+        extras.resize(static_cast<std::size_t>(spec.stages));
+        for (int r = 0; r < spec.stages; ++r)
+            extras[static_cast<std::size_t>(r)] = dciExtraMicroBatches(spec, r);
+    }
     for (std::size_t i = 0; i < shapes.size(); ++i) {
         if (!shapes[i]->matches(spec, extras))
             continue;
