@@ -18,9 +18,12 @@
 #include <QTemporaryDir>
 #include <QtTest>
 
+#include <algorithm>
 #include <atomic>
 #include <filesystem>
 #include <fstream>
+#include <map>
+#include <set>
 #include <sstream>
 
 using namespace archipelago;
@@ -41,16 +44,34 @@ Scenario loadPreset(const std::string& path)
     return *load.scenario;
 }
 
+// The base's topology, placement, rank order and global batch; every other dimension to set.
+SearchSpace basePlacementSpace(const Scenario& base)
+{
+    SearchSpace s;
+    s.dciTransports = {std::nullopt};
+    s.wavelengths = {0};
+    s.fabrics = {std::nullopt};
+    s.boundaries = {PlacementBoundary::Base};
+    s.stageSplits = {0};
+    RankOrder order = kMegatronRankOrder;
+    std::copy(base.placement.rankOrder.begin(), base.placement.rankOrder.end(), order.begin());
+    s.rankOrders = {order};
+    s.dataParallel = {0};
+    s.globalBatch = {base.workload.globalBatch, base.workload.globalBatch};
+    return s;
+}
+
 // The base's value of every dimension, and a few neighbours for the knobs that are cheap to
 // vary: the base point is in the space.
 SearchSpace smallSpace(const Scenario& base)
 {
     const Parallelism& par = base.parallelism;
-    SearchSpace s;
+    SearchSpace s = basePlacementSpace(base);
     s.tp = {par.tp};
     s.cp = {par.cp};
     s.pp = {par.pp};
     s.ep = {par.ep};
+    s.sequenceParallel = {par.sequenceParallel};
     s.virtualStages = {1};
     if (par.virtualStages > 1)
         s.virtualStages.push_back(par.virtualStages);
@@ -68,13 +89,14 @@ SearchSpace smallSpace(const Scenario& base)
 }
 
 // A few hundred points on the 1,024-GPU preset, for the properties that need many points.
-SearchSpace mediumSpace()
+SearchSpace mediumSpace(const Scenario& base)
 {
-    SearchSpace s;
+    SearchSpace s = basePlacementSpace(base);
     s.tp = {4, 8};
     s.cp = {1};
     s.pp = {4, 8};
     s.ep = {1};
+    s.sequenceParallel = {false};
     s.virtualStages = {1, 2, 3};
     s.microBatch = {1, 2};
     s.schedules = {ScheduleKind::GPipe,           ScheduleKind::OneFOneB,
@@ -85,6 +107,65 @@ SearchSpace mediumSpace()
     s.zeroStage = {0, 1};
     s.distributedOptimizer = {false, true};
     return s;
+}
+
+// One value of every dimension, the base's: the tests below widen the dimension they test.
+SearchSpace pinnedSpace(const Scenario& base)
+{
+    const Parallelism& par = base.parallelism;
+    SearchSpace s = basePlacementSpace(base);
+    s.tp = {par.tp};
+    s.cp = {par.cp};
+    s.pp = {par.pp};
+    s.ep = {par.ep};
+    s.sequenceParallel = {par.sequenceParallel};
+    s.virtualStages = {par.virtualStages};
+    s.microBatch = {par.microBatch};
+    s.schedules = {base.schedule.kind};
+    s.extraInFlightAtDci = {base.schedule.extraInFlightAtDci};
+    s.recompute = {par.recompute};
+    s.zeroStage = {par.zeroStage};
+    s.distributedOptimizer = {par.distributedOptimizer};
+    return s;
+}
+
+// Every new dimension with two values on the two-building preset (1F1B, so that any number of
+// micro-batches runs).
+SearchSpace acrossSpace(const Scenario& base)
+{
+    SearchSpace s = pinnedSpace(base);
+    s.virtualStages = {1};
+    s.schedules = {ScheduleKind::OneFOneB};
+    s.recompute = {Recompute::Full}; // fits in HBM without sequence parallelism too
+    s.sequenceParallel = {true, false};
+    s.boundaries = {PlacementBoundary::Pp, PlacementBoundary::Dp};
+    s.rankOrders = {kMegatronRankOrder, *rankOrderFromString("tp-cp-ep-pp-dp")};
+    s.dataParallel = {0, 120};
+    s.dciTransports = {std::nullopt, DciTransport::LossyIp};
+    s.wavelengths = {0, 32};
+    s.fabrics = {std::nullopt, FabricKind::RailOptimized};
+    s.globalBatch = {1024, 4096};
+    return s;
+}
+
+bool pipelineCrossesDatacenter(const Placement& placement)
+{
+    for (const PlacementShard& shard : placement.shards)
+        for (Id dc : shard.stageDatacenters)
+            if (dc != shard.stageDatacenters.front())
+                return true;
+    return false;
+}
+
+void checkCountsAddUp(const SweepCounts& c)
+{
+    QCOMPARE(c.considered, c.prunedTotal() + c.evaluated);
+    QCOMPARE(c.evaluated, c.failed + c.outOfMemory + c.overBudget + c.feasible);
+}
+
+std::uint64_t prunedBy(const SweepResult& r, PruneReason reason)
+{
+    return r.counts.pruned[static_cast<std::size_t>(reason)];
 }
 
 std::vector<const SweepPoint*> reported(const SweepResult& r)
@@ -133,6 +214,13 @@ private slots:
             QCOMPARE(r.timeVsCapex.front().evaluation.iterationTimeS,
                      r.top.front().evaluation.iterationTimeS);
             QVERIFY(r.baseRank >= 1 && r.baseRank <= r.counts.feasible + 1);
+            // The default space (placement and network dimensions included) keeps the base.
+            const SweepResult d = runSweep(base, effectiveCatalog(base), defaultSearchSpace(base));
+            QVERIFY2(d.ok && !d.top.empty(), name.constData());
+            checkCountsAddUp(d.counts);
+            QVERIFY2(d.top.front().evaluation.iterationTimeS <=
+                         d.base.evaluation.iterationTimeS * (1.0 + 1e-12),
+                     name.constData());
         }
         QVERIFY(presets >= 7);
     }
@@ -148,8 +236,8 @@ private slots:
         SweepOptions four = one;
         four.threads = 4;
         four.batchSize = 256;
-        const SweepResult a = runSweep(base, catalog, mediumSpace(), one);
-        const SweepResult b = runSweep(base, catalog, mediumSpace(), four);
+        const SweepResult a = runSweep(base, catalog, mediumSpace(base), one);
+        const SweepResult b = runSweep(base, catalog, mediumSpace(base), four);
         QVERIFY(a.counts.feasible > 10);
         QCOMPARE(sweepResultToJson("f", a).dump(), sweepResultToJson("f", b).dump());
         // The default space of the built-in default preset (sequence parallel on, two
@@ -157,16 +245,37 @@ private slots:
         const Scenario two = loadPreset(presetPath("llama3-405b-two-buildings.json"));
         const Catalog twoCatalog = effectiveCatalog(two);
         const SweepResult c = runSweep(two, twoCatalog, defaultSearchSpace(two), one);
-        const SweepResult d = runSweep(two, twoCatalog, defaultSearchSpace(two), four);
+        SweepOptions fourSameBatch = four;
+        fourSameBatch.batchSize = one.batchSize;
+        const SweepResult d = runSweep(two, twoCatalog, defaultSearchSpace(two), fourSameBatch);
         QVERIFY(c.counts.feasible > 100);
         QCOMPARE(sweepResultToJson("f", c).dump(), sweepResultToJson("f", d).dump());
+        // Another batch size prunes by the bound against other intermediate fronts: the counts
+        // split evaluated / bound differently, every result stays the same.
+        const SweepResult e = runSweep(two, twoCatalog, defaultSearchSpace(two), four);
+        nlohmann::json je = sweepResultToJson("f", e);
+        nlohmann::json jc = sweepResultToJson("f", c);
+        QCOMPARE(je["counts"]["considered"], jc["counts"]["considered"]);
+        QVERIFY(jc["counts"]["pruned_by_reason"]["bound"].get<std::uint64_t>() > 0);
+        je.erase("counts");
+        jc.erase("counts");
+        QCOMPARE(je.dump(), jc.dump());
+        // One batch: the filter starts from empty results and prunes nothing; every point
+        // is evaluated, and the results are again the same (the bound is exact, not a guess).
+        SweepOptions oneBatch = four;
+        oneBatch.batchSize = std::uint64_t{1} << 40;
+        nlohmann::json jf = sweepResultToJson("f", runSweep(two, twoCatalog,
+                                                            defaultSearchSpace(two), oneBatch));
+        QCOMPARE(jf["counts"]["pruned_by_reason"]["bound"].get<std::uint64_t>(), std::uint64_t{0});
+        jf.erase("counts");
+        QCOMPARE(jf.dump(), jc.dump());
     }
 
     void countsAddUpAndReportedPointsAreValid()
     {
         const Scenario base = loadPreset(presetPath("gpt3-175b-1024-a100.json"));
         const Catalog catalog = effectiveCatalog(base);
-        const SweepResult r = runSweep(base, catalog, mediumSpace());
+        const SweepResult r = runSweep(base, catalog, mediumSpace(base));
         const SweepCounts& c = r.counts;
         QCOMPARE(c.considered, c.spacePoints);
         QCOMPARE(c.considered, c.prunedTotal() + c.evaluated);
@@ -192,7 +301,7 @@ private slots:
         const Scenario base = loadPreset(presetPath("gpt3-175b-1024-a100.json"));
         SweepOptions options;
         options.top = 100000; // every ranked point
-        const SweepResult r = runSweep(base, effectiveCatalog(base), mediumSpace(), options);
+        const SweepResult r = runSweep(base, effectiveCatalog(base), mediumSpace(base), options);
         QCOMPARE(static_cast<std::uint64_t>(r.top.size()), r.counts.feasible);
         using Obj = double (*)(const SweepPoint&);
         const auto check = [&](const std::vector<SweepPoint>& front, Obj x, Obj y) {
@@ -231,7 +340,7 @@ private slots:
             QVERIFY(p.considered <= p.total);
             cancel = true;
         };
-        const SweepResult r = runSweep(base, effectiveCatalog(base), mediumSpace(), options);
+        const SweepResult r = runSweep(base, effectiveCatalog(base), mediumSpace(base), options);
         QVERIFY(r.cancelled);
         QCOMPARE(calls, 1);
         QCOMPARE(r.counts.considered, std::uint64_t{64});
@@ -254,6 +363,38 @@ private slots:
                                     << "/zero_stage/0";
         QTest::newRow("budget") << R"({"network_capex_budget_usd": -1})"
                                 << "/network_capex_budget_usd";
+        QTest::newRow("sequence parallel") << R"({"sequence_parallel": [1]})"
+                                           << "/sequence_parallel/0";
+        QTest::newRow("boundary") << R"({"boundary": ["pp", "tp"]})"
+                                  << "/boundary/1";
+        QTest::newRow("stage split") << R"({"stage_split": [0, 100]})"
+                                     << "/stage_split/1";
+        QTest::newRow("rank order") << R"({"rank_order": ["tp-cp-ep-dp"]})"
+                                    << "/rank_order/0";
+        QTest::newRow("rank order twice") << R"({"rank_order": ["tp-tp-ep-dp-pp"]})"
+                                          << "/rank_order/0";
+        QTest::newRow("dp") << R"({"dp": ["max", 0]})"
+                            << "/dp/1";
+        QTest::newRow("transport") << R"({"dci_transport": ["tcp"]})"
+                                   << "/dci_transport/0";
+        QTest::newRow("wavelengths") << R"({"wavelengths": [5000]})"
+                                     << "/wavelengths/0";
+        QTest::newRow("fabric") << R"({"fabric": ["torus"]})"
+                                << "/fabric/0";
+        QTest::newRow("dci capacity") << R"({"dci_capacity_gbps_min": 0})"
+                                      << "/dci_capacity_gbps_min";
+        QTest::newRow("dci utilisation") << R"({"max_dci_utilisation": "high"})"
+                                         << "/max_dci_utilisation";
+        QTest::newRow("gpus per datacenter") << R"({"max_gpus_per_datacenter": [8, 8]})"
+                                             << "/max_gpus_per_datacenter";
+        QTest::newRow("gpus per datacenter entry") << R"({"max_gpus_per_datacenter": [-8]})"
+                                                   << "/max_gpus_per_datacenter/0";
+        QTest::newRow("batch range") << R"({"global_batch": {"min": 2048, "max": 1024}})"
+                                     << "/global_batch/max";
+        QTest::newRow("batch range missing") << R"({"global_batch": {"min": 2048}})"
+                                             << "/global_batch";
+        QTest::newRow("batch range type") << R"({"global_batch": [1, 2]})"
+                                          << "/global_batch";
         QTest::newRow("syntax") << R"({"tp": [1,)"
                                 << "";
         QTest::newRow("array at the top") << "[1]"
@@ -278,11 +419,228 @@ private slots:
                      err.c_str());
     }
 
+    void eachDimensionReachesTheEvaluatedScenario()
+    {
+        const Scenario base = loadPreset(presetPath("llama3-405b-two-buildings.json"));
+        const Catalog catalog = effectiveCatalog(base);
+        SweepOptions options;
+        options.top = 100000;
+        const SweepResult r = runSweep(base, catalog, acrossSpace(base), options);
+        QVERIFY(r.ok);
+        checkCountsAddUp(r.counts);
+        QVERIFY(r.counts.feasible > 0);
+        std::set<std::string> seen;
+        EvaluateOptions lean;
+        lean.timeline = lean.warnings = lean.billOfMaterials = lean.attribution = false;
+        for (const SweepPoint& p : r.top) {
+            const DesignPoint& d = p.point;
+            const Scenario sc = applyPoint(base, d, p.placement);
+            QCOMPARE(sc.parallelism.sequenceParallel, d.sequenceParallel);
+            QVERIFY(std::equal(d.rankOrder.begin(), d.rankOrder.end(),
+                               sc.placement.rankOrder.begin(), sc.placement.rankOrder.end()));
+            QCOMPARE(pipelineCrossesDatacenter(sc.placement), d.boundary == PlacementBoundary::Pp);
+            QCOMPARE(dataParallel(sc), p.dataParallel);
+            if (d.dataParallel > 0)
+                QCOMPARE(p.dataParallel, std::int64_t{d.dataParallel});
+            const DciLink& link = sc.topology.links.front();
+            QCOMPARE(link.transport, d.dciTransport.value_or(base.topology.links[0].transport));
+            QCOMPARE(link.wavelengths, d.wavelengths > 0 ? d.wavelengths : 64);
+            for (const Datacenter& dc : sc.topology.datacenters)
+                QCOMPARE(dc.fabric.kind, d.fabric.value_or(FabricKind::Clos));
+            const int batch = sc.workload.globalBatch;
+            QVERIFY(batch >= 1024 && batch <= 4096);
+            QCOMPARE(batch % (d.microBatch * p.dataParallel), std::int64_t{0});
+            // The point's figures are those of its scenario.
+            QCOMPARE(evaluate(sc, catalog, lean).iterationTimeS, p.evaluation.iterationTimeS);
+            seen.insert(std::string("sp") + (d.sequenceParallel ? "1" : "0"));
+            seen.insert(std::string("boundary ") + toString(d.boundary));
+            seen.insert("order " + rankOrderToString(d.rankOrder));
+            seen.insert("dp " + std::to_string(d.dataParallel));
+            seen.insert(std::string("dci ") + (d.dciTransport ? toString(*d.dciTransport) : "-"));
+            seen.insert("wavelengths " + std::to_string(d.wavelengths));
+            seen.insert(std::string("fabric ") + (d.fabric ? toString(*d.fabric) : "-"));
+        }
+        // Every value of every dimension reaches a ranked point.
+        std::string values;
+        for (const std::string& v : seen)
+            values += v + "; ";
+        QVERIFY2(seen.size() == 14, values.c_str());
+    }
+
+    void dpAcrossAndPpAcrossDiffer()
+    {
+        const Scenario base = loadPreset(presetPath("llama3-405b-two-buildings.json"));
+        SearchSpace space = pinnedSpace(base);
+        space.boundaries = {PlacementBoundary::Base, PlacementBoundary::Pp, PlacementBoundary::Dp};
+        const SweepResult r = runSweep(base, effectiveCatalog(base), space);
+        checkCountsAddUp(r.counts);
+        // The base's placement is PP across: the preset repeats it.
+        QCOMPARE(prunedBy(r, PruneReason::Redundant), std::uint64_t{1});
+        QCOMPARE(r.counts.feasible, std::uint64_t{2});
+        const SweepPoint& a = r.top[0];
+        const SweepPoint& b = r.top[1];
+        QVERIFY(a.placement != b.placement);
+        QVERIFY(a.evaluation.iterationTimeS != b.evaluation.iterationTimeS);
+        QCOMPARE(a.dataParallel, b.dataParallel);
+        const SweepPoint& dp = a.point.boundary == PlacementBoundary::Dp ? a : b;
+        QVERIFY(!pipelineCrossesDatacenter(dp.placement));
+        QCOMPARE(dp.placement.shards.size(), std::size_t{2});
+    }
+
+    void unequalStageSplitMovesTheBoundary()
+    {
+        const Scenario base = loadPreset(presetPath("llama3-405b-two-buildings.json"));
+        SearchSpace space = pinnedSpace(base);
+        space.virtualStages = {1};
+        space.schedules = {ScheduleKind::OneFOneB};
+        space.boundaries = {PlacementBoundary::Pp};
+        space.stageSplits = {0, -2, 1};
+        space.globalBatch = {1024, 4096};
+        SweepOptions options;
+        options.top = 100;
+        const SweepResult r = runSweep(base, effectiveCatalog(base), space, options);
+        checkCountsAddUp(r.counts);
+        QCOMPARE(r.counts.evaluated, std::uint64_t{3});
+        for (const SweepPoint& p : r.top) {
+            const std::vector<Id>& stages = p.placement.shards.front().stageDatacenters;
+            const auto first = std::count(stages.begin(), stages.end(), Id{0});
+            QCOMPARE(first, std::ptrdiff_t{8 + p.point.stageSplit});
+            // The datacenter with more stages holds fewer replicas of them: 8,192 GPUs each.
+            const auto most = std::max<std::ptrdiff_t>(first, 16 - first);
+            QCOMPARE(p.dataParallel, std::int64_t{8192 / (8 * most)});
+        }
+    }
+
+    void spareGpusWarnAndEvaluate()
+    {
+        const Scenario base = loadPreset(presetPath("gpt3-175b-1024-a100.json"));
+        const Catalog catalog = effectiveCatalog(base);
+        SearchSpace space = pinnedSpace(base);
+        space.dataParallel = {0, 8};
+        const SweepResult r = runSweep(base, catalog, space);
+        checkCountsAddUp(r.counts);
+        QCOMPARE(r.counts.feasible, std::uint64_t{2});
+        const SweepPoint& spare = r.top[0].dataParallel == 8 ? r.top[0] : r.top[1];
+        QCOMPARE(spare.dataParallel, std::int64_t{8});
+        QCOMPARE(spare.evaluation.gpus, std::int64_t{512});
+        const Scenario sc = applyPoint(base, spare.point, spare.placement);
+        const Evaluation full = evaluate(sc, catalog);
+        QVERIFY(full.ok);
+        const auto warning =
+            std::find_if(full.warnings.begin(), full.warnings.end(),
+                         [](const Warning& w) { return w.code == WarningCode::SpareGpus; });
+        QVERIFY(warning != full.warnings.end());
+        QCOMPARE(warning->integer("spare_gpus"), std::int64_t{512});
+        QCOMPARE(toString(WarningCode::SpareGpus), std::string_view("spare-gpus"));
+        // The loader accepts it with a warning; more GPUs than held stays an error.
+        bool warned = false;
+        for (const Diagnostic& d : checkScenario(sc, catalog)) {
+            QVERIFY2(d.severity != Diagnostic::Severity::Error, d.toString().c_str());
+            warned = warned || d.message.find("512 stay idle") != std::string::npos;
+        }
+        QVERIFY(warned);
+        Scenario over = sc;
+        over.placement.shards.front().dpReplicas = 32;
+        over.workload.globalBatch = 2048;
+        const std::vector<Diagnostic> errors = checkScenario(over, catalog);
+        QVERIFY(std::any_of(errors.begin(), errors.end(), [](const Diagnostic& d) {
+            return d.severity == Diagnostic::Severity::Error;
+        }));
+    }
+
+    void networkCapexIsEachVariantsOwn()
+    {
+        const Scenario base = loadPreset(presetPath("llama3-405b-two-buildings.json"));
+        SearchSpace space = pinnedSpace(base);
+        space.wavelengths = {0, 16, 128};
+        const SweepResult r = runSweep(base, effectiveCatalog(base), space);
+        checkCountsAddUp(r.counts);
+        QCOMPARE(r.counts.feasible, std::uint64_t{3});
+        std::map<int, const SweepPoint*> byCount;
+        for (const SweepPoint& p : r.top)
+            byCount[p.point.wavelengths] = &p;
+        QCOMPARE(byCount.size(), std::size_t{3});
+        QCOMPARE(byCount[0]->networkCapexUsd, r.base.networkCapexUsd);
+        QVERIFY(byCount[16]->networkCapexUsd < byCount[0]->networkCapexUsd);
+        QVERIFY(byCount[128]->networkCapexUsd > byCount[0]->networkCapexUsd);
+        QVERIFY(byCount[128]->networkPowerW > byCount[16]->networkPowerW);
+        QCOMPARE(byCount[128]->totalCostUsd - byCount[16]->totalCostUsd,
+                 byCount[128]->networkCapexUsd - byCount[16]->networkCapexUsd);
+        // The same figures as a full evaluation of the variant's scenario.
+        const Scenario sc = applyPoint(base, byCount[128]->point, byCount[128]->placement);
+        QCOMPARE(evaluate(sc).networkCapexUsd, byCount[128]->networkCapexUsd);
+    }
+
+    void constraintsPruneWithTheirReason()
+    {
+        const Scenario two = loadPreset(presetPath("llama3-405b-two-buildings.json"));
+        const Catalog twoCatalog = effectiveCatalog(two);
+        SearchSpace space = pinnedSpace(two);
+        space.dciCapacityGbpsMin = 1e9;
+        SweepResult r = runSweep(two, twoCatalog, space);
+        checkCountsAddUp(r.counts);
+        QCOMPARE(prunedBy(r, PruneReason::DciCapacity), r.counts.considered);
+
+        space = pinnedSpace(two);
+        space.maxDciUtilisation = 1e-9;
+        r = runSweep(two, twoCatalog, space);
+        checkCountsAddUp(r.counts);
+        QCOMPARE(r.counts.overBudget, std::uint64_t{1});
+        QVERIFY(!r.baseFeasible);
+
+        // The base's placement puts 8,192 GPUs in each building; DP across fits the cap.
+        space = pinnedSpace(two);
+        space.maxGpusPerDatacenter = {4096};
+        space.boundaries = {PlacementBoundary::Base, PlacementBoundary::Dp};
+        space.globalBatch = {1, 4096};
+        SweepOptions options;
+        options.top = 10;
+        r = runSweep(two, twoCatalog, space, options);
+        checkCountsAddUp(r.counts);
+        QCOMPARE(prunedBy(r, PruneReason::DatacenterGpus), std::uint64_t{1});
+        QCOMPARE(r.counts.evaluated, std::uint64_t{1});
+
+        const Scenario gpt = loadPreset(presetPath("gpt3-175b-1024-a100.json"));
+        space = pinnedSpace(gpt);
+        space.globalBatch = {1, 10}; // no multiple of DP 16
+        r = runSweep(gpt, effectiveCatalog(gpt), space);
+        checkCountsAddUp(r.counts);
+        QCOMPARE(prunedBy(r, PruneReason::GlobalBatch), std::uint64_t{1});
+        space.globalBatch = {1000, 1100}; // 1,024 and 1,088: the nearest to 1,536
+        space.schedules = {ScheduleKind::OneFOneB};
+        r = runSweep(gpt, effectiveCatalog(gpt), space);
+        QCOMPARE(r.counts.evaluated, std::uint64_t{1});
+        if (!r.top.empty())
+            QCOMPARE(r.top.front().point.globalBatch, 1088);
+    }
+
+    void sameResultWhateverTheThreadsWithTheNewDimensions()
+    {
+        const Scenario base = loadPreset(presetPath("llama3-405b-two-buildings.json"));
+        const Catalog catalog = effectiveCatalog(base);
+        SearchSpace space = acrossSpace(base);
+        space.boundaries = {PlacementBoundary::Base, PlacementBoundary::Pp, PlacementBoundary::Dp};
+        space.stageSplits = {0, -1, 1};
+        space.maxGpusPerDatacenter = {8192, 7680};
+        SweepOptions one;
+        one.threads = 1;
+        one.top = 50;
+        one.batchSize = 29;
+        SweepOptions two = one;
+        two.threads = 2;
+        two.batchSize = 128;
+        const SweepResult a = runSweep(base, catalog, space, one);
+        const SweepResult b = runSweep(base, catalog, space, two);
+        QVERIFY(a.counts.feasible > 10);
+        QCOMPARE(sweepResultToJson("f", a).dump(), sweepResultToJson("f", b).dump());
+    }
+
     void cliWritesJsonAndRefusesBadOptions()
     {
         QTemporaryDir dir;
         const std::string space = dir.filePath("space.json").toStdString();
-        std::ofstream(space) << R"({"tp": [8], "pp": [8], "virtual_stages": [1, 3],
+        std::ofstream(space) << R"({"tp": [8], "pp": [8], "sequence_parallel": [false],
+            "virtual_stages": [1, 3],
             "micro_batch": [1], "extra_in_flight_at_dci": [0], "schedule": ["1f1b", "interleaved-1f1b"],
             "recompute": ["full"], "zero_stage": [0], "distributed_optimizer": [false]})";
         const std::string outFile = dir.filePath("out.json").toStdString();

@@ -226,8 +226,9 @@ void TestPlacementRepair::repair_data()
         << pp2 << withDegrees(pp2, 3, 4) << false << false << 0 << Shards{} << 0 << "tp";
     // The edit set the placement itself: it is checked, not re-made.
     {
+        // More GPUs than the buildings hold (fewer would be legal: spare GPUs, a warning).
         core::Scenario wrong = pp2;
-        wrong.placement.shards = {{100, {0, 0, 1, 1}}};
+        wrong.placement.shards = {{100'000, {0, 0, 1, 1}}};
         QTest::newRow("keep placement: a wrong placement is refused")
             << pp2 << wrong << true << false << 0 << Shards{} << 0 << "GPUs";
     }

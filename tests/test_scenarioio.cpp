@@ -306,7 +306,9 @@ void TestScenarioIo::malformed_data()
         "/placement/shards/0/stage_datacenters/3");
 
     // Consistency of the parallel layout.
-    set("degrees do not multiply to the GPU count", "/parallelism/tp", "4", "/parallelism");
+    // Fewer GPUs than the topology holds is a warning (spare GPUs), more an error.
+    set("degrees place more GPUs than the topology holds", "/parallelism/tp", "16",
+        "/parallelism");
     set("tp does not divide heads", "/parallelism/tp", "3", "/parallelism/tp");
     set("kv_heads does not divide heads", "/workload/kv_heads", "7", "/workload/kv_heads");
     set("stage list of wrong size", "/placement/shards/0/stage_datacenters", "[0, 0, 4]",

@@ -83,6 +83,7 @@ private slots:
     void onlyFilesReject_data();
     void onlyFilesReject();
     void warningCodes();
+    void idleGpusAreAWarning();
 };
 
 void TestShapeCheck::baseScenariosPassBoth_data()
@@ -237,9 +238,6 @@ void TestShapeCheck::onlyFilesReject_data()
     const Scenario moe = moeScenario();
     using S = Scenario;
 
-    QTest::newRow("a datacenter left without GPUs placed") << edited(moe, [](S& s) {
-        s.placement.shards = {{2, {0, 0, 0, 0}}, {2, {0, 0, 0, 0}}};
-    }) << "/topology/datacenters/1";
     QTest::newRow("an empty shard")
         << edited(moe, [](S& s) { s.placement.shards[1].dpReplicas = 0; })
         << "/placement/shards/1/dp_replicas";
@@ -282,6 +280,33 @@ void TestShapeCheck::warningCodes()
              "unknown-accelerator");
     QCOMPARE(core::toString(core::warningCode(core::ShapeCategory::DegreesDoNotDivide)),
              "degrees-do-not-divide");
+}
+
+// A placement that leaves a datacenter's GPUs idle is legal (the explorer's spare GPUs): the
+// file check warns at the datacenter, evaluate() names it (spare-gpus). More GPUs placed than
+// held stays an error.
+void TestShapeCheck::idleGpusAreAWarning()
+{
+    Scenario s = moeScenario();
+    s.placement.shards = {{2, {0, 0, 0, 0}}, {2, {0, 0, 0, 0}}};
+    QVERIFY2(fileErrors(s).empty(), qPrintable(joined(fileErrors(s))));
+    const std::vector<core::Diagnostic> all =
+        core::checkScenario(s, core::effectiveCatalog(s), "shape.json");
+    QVERIFY(std::any_of(all.begin(), all.end(), [](const core::Diagnostic& d) {
+        return d.severity == core::Diagnostic::Severity::Warning &&
+               d.pointer == "/topology/datacenters/1" &&
+               d.message.find("stay idle") != std::string::npos;
+    }));
+    const core::Evaluation ev = core::evaluate(s);
+    QVERIFY(ev.ok);
+    QVERIFY(std::any_of(ev.warnings.begin(), ev.warnings.end(), [](const core::Warning& w) {
+        return w.code == core::WarningCode::SpareGpus && w.integer("placed_gpus") == 0;
+    }));
+    s.placement.shards[0].dpReplicas = 1000;
+    const std::vector<core::Diagnostic> over = fileErrors(s);
+    QVERIFY(std::any_of(over.begin(), over.end(), [](const core::Diagnostic& d) {
+        return d.pointer == "/topology/datacenters/0";
+    }));
 }
 
 QTEST_GUILESS_MAIN(TestShapeCheck)

@@ -128,19 +128,21 @@ bool PropertyEditor::propose(const EditProposal& proposal)
         options = placementOptions(m_scenario, proposal.candidate);
 
     // When the edit changes the data-parallel degree without setting the global batch, the
-    // batch follows DP (core::withFittedGlobalBatch), as the app's edit controller does.
+    // batch follows DP (core::withFittedGlobalBatch), as the app's edit controller does. Each
+    // placement's fitted batch comes right after it: the repaired placement (every GPU placed)
+    // goes before the edit's own, which may now only leave GPUs idle (legal, a warning).
+    const bool fitBatch = proposal.adaptPlacement && proposal.candidate.workload.globalBatch ==
+                                                         m_scenario.workload.globalBatch;
     std::vector<core::Scenario> candidates;
     for (const core::Placement& placement : options) {
         candidates.push_back(proposal.candidate);
         candidates.back().placement = placement;
+        if (!fitBatch)
+            continue;
+        core::Scenario fitted = core::withFittedGlobalBatch(candidates.back());
+        if (fitted.workload.globalBatch != candidates.back().workload.globalBatch)
+            candidates.push_back(std::move(fitted));
     }
-    if (proposal.adaptPlacement &&
-        proposal.candidate.workload.globalBatch == m_scenario.workload.globalBatch)
-        for (std::size_t i = 0, n = candidates.size(); i < n; ++i) {
-            core::Scenario fitted = core::withFittedGlobalBatch(candidates[i]);
-            if (fitted.workload.globalBatch != candidates[i].workload.globalBatch)
-                candidates.push_back(std::move(fitted));
-        }
 
     std::optional<EditVerdict> firstVerdict;
     for (const core::Scenario& candidate : candidates) {

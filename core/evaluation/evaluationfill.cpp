@@ -3,6 +3,7 @@
 #include "compute/computemodel.h"
 #include "compute/memorymodel.h"
 #include "model/scheduletraits.h"
+#include "model/shapecheck.h"
 
 #include <algorithm>
 #include <string>
@@ -77,6 +78,13 @@ void fillMemory(const Scenario& s, const Parallelism& par, ScheduleKind kind,
 
 void addWarnings(const Scenario& s, const Parallelism& par, Evaluation& ev)
 {
+    // Spare GPUs: legal, counted out of the cost (only placed GPUs are), worth naming.
+    const std::vector<std::int64_t> placed = placedGpusPerDatacenter(s);
+    for (std::size_t i = 0; i < placed.size() && i < s.topology.datacenters.size(); ++i) {
+        const std::int64_t held = gpusInDatacenter(s.topology.datacenters[i]);
+        if (placed[i] < held)
+            ev.warnings.push_back(spareGpusWarning(s.topology.datacenters[i], held, placed[i]));
+    }
     const bool placementWarned =
         std::any_of(ev.warnings.begin(), ev.warnings.end(),
                     [](const Warning& w) { return w.code == WarningCode::TpExceedsScaleUp; });

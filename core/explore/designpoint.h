@@ -2,19 +2,32 @@
 // order (explore/spaceodometer.h), which makes every result independent of the thread count.
 #pragma once
 
+#include "explore/searchspace.h"
 #include "model/scenario.h"
 
 #include <cstdint>
+#include <optional>
 
 namespace archipelago::core {
 
 struct DesignPoint
 {
     std::uint64_t index = 0;
+    // The topology variant: nullopt / 0 keep the base's.
+    std::optional<DciTransport> dciTransport;
+    int wavelengths = 0;
+    std::optional<FabricKind> fabric;
+    // The placement.
     int tp = 1;
     int cp = 1;
     int pp = 1;
     int ep = 1;
+    PlacementBoundary boundary = PlacementBoundary::Base;
+    int stageSplit = 0;
+    RankOrder rankOrder = kMegatronRankOrder;
+    int dataParallel = 0; // the requested DP; 0: the largest that fits
+    // The rest.
+    bool sequenceParallel = false; // applied only with TP > 1 (Megatron-LM arguments.py)
     int virtualStages = 1;
     int microBatch = 1;
     ScheduleKind schedule = ScheduleKind::OneFOneB;
@@ -22,6 +35,9 @@ struct DesignPoint
     Recompute recompute = Recompute::None;
     int zeroStage = 0;
     bool distributedOptimizer = false;
+    // Not a dimension: the global batch the search gave the point (SearchSpace::globalBatch)
+    // when it differs from the base's; 0: the base's.
+    int globalBatch = 0;
 
     bool operator==(const DesignPoint&) const = default;
 };

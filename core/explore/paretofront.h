@@ -24,6 +24,7 @@ public:
     // The front sorted by the first objective (ties by index).
     std::vector<SweepPoint> sorted() const;
     std::size_t size() const { return m_points.size(); }
+    const std::vector<SweepPoint>& points() const { return m_points; } // insertion order
     Objective x() const { return m_x; }
     Objective y() const { return m_y; }
 

@@ -5,10 +5,18 @@ namespace archipelago::core {
 SpaceOdometer::SpaceOdometer(const SearchSpace& space)
     : m_space(space)
 {
-    m_radix = {space.tp.size(),
+    m_radix = {space.dciTransports.size(),
+               space.wavelengths.size(),
+               space.fabrics.size(),
+               space.tp.size(),
                space.cp.size(),
                space.pp.size(),
                space.ep.size(),
+               space.boundaries.size(),
+               space.stageSplits.size(),
+               space.rankOrders.size(),
+               space.dataParallel.size(),
+               space.sequenceParallel.size(),
                space.virtualStages.size(),
                space.microBatch.size(),
                space.schedules.size(),
@@ -19,8 +27,18 @@ SpaceOdometer::SpaceOdometer(const SearchSpace& space)
     m_size = spacePoints(space);
     if (m_size > kMaxSpacePoints)
         m_size = 0; // refused by the reader; an empty odometer otherwise
-    for (int d = 4; d < kDimensions; ++d)
-        m_shapeStride *= m_radix[static_cast<std::size_t>(d)];
+    if (m_size == 0) {
+        m_placements = m_topologies = 0;
+        return;
+    }
+    constexpr int kFirstRest = kTopologyDimensions + kPlacementDimensions;
+    for (int d = kFirstRest; d < kDimensions; ++d)
+        m_placementStride *= m_radix[static_cast<std::size_t>(d)];
+    m_placements = 1;
+    for (int d = kTopologyDimensions; d < kFirstRest; ++d)
+        m_placements *= m_radix[static_cast<std::size_t>(d)];
+    m_topologyStride = m_placementStride * m_placements;
+    m_topologies = m_size / m_topologyStride;
 }
 
 DesignPoint SpaceOdometer::at(std::uint64_t index) const
@@ -32,19 +50,28 @@ DesignPoint SpaceOdometer::at(std::uint64_t index) const
         digit[i] = static_cast<std::size_t>(rest % m_radix[i]);
         rest /= m_radix[i];
     }
+    const SearchSpace& s = m_space;
     DesignPoint p;
     p.index = index;
-    p.tp = m_space.tp[digit[0]];
-    p.cp = m_space.cp[digit[1]];
-    p.pp = m_space.pp[digit[2]];
-    p.ep = m_space.ep[digit[3]];
-    p.virtualStages = m_space.virtualStages[digit[4]];
-    p.microBatch = m_space.microBatch[digit[5]];
-    p.schedule = m_space.schedules[digit[6]];
-    p.extraInFlightAtDci = m_space.extraInFlightAtDci[digit[7]];
-    p.recompute = m_space.recompute[digit[8]];
-    p.zeroStage = m_space.zeroStage[digit[9]];
-    p.distributedOptimizer = m_space.distributedOptimizer[digit[10]];
+    p.dciTransport = s.dciTransports[digit[0]];
+    p.wavelengths = s.wavelengths[digit[1]];
+    p.fabric = s.fabrics[digit[2]];
+    p.tp = s.tp[digit[3]];
+    p.cp = s.cp[digit[4]];
+    p.pp = s.pp[digit[5]];
+    p.ep = s.ep[digit[6]];
+    p.boundary = s.boundaries[digit[7]];
+    p.stageSplit = s.stageSplits[digit[8]];
+    p.rankOrder = s.rankOrders[digit[9]];
+    p.dataParallel = s.dataParallel[digit[10]];
+    p.sequenceParallel = s.sequenceParallel[digit[11]];
+    p.virtualStages = s.virtualStages[digit[12]];
+    p.microBatch = s.microBatch[digit[13]];
+    p.schedule = s.schedules[digit[14]];
+    p.extraInFlightAtDci = s.extraInFlightAtDci[digit[15]];
+    p.recompute = s.recompute[digit[16]];
+    p.zeroStage = s.zeroStage[digit[17]];
+    p.distributedOptimizer = s.distributedOptimizer[digit[18]];
     return p;
 }
 

@@ -1,6 +1,9 @@
-// Lazy enumeration of a SearchSpace: an odometer over its dimensions (the last one, the
-// distributed optimizer, turns fastest; TP slowest). A point is decoded from its index, so any
-// range of indices can be visited without ever holding a vector of every point.
+// Lazy enumeration of a SearchSpace: an odometer over its dimensions. The topology variant
+// (DCI transport, wavelengths, fabric) turns slowest, so that a thread evaluates long runs of
+// points on one topology; then the placement (tp, cp, pp, ep, boundary, stage split, rank
+// order, dp), made once per value; the distributed optimizer turns fastest. A point is decoded
+// from its index, so any range of indices can be visited without ever holding a vector of
+// every point.
 #pragma once
 
 #include "explore/designpoint.h"
@@ -14,23 +17,43 @@ namespace archipelago::core {
 class SpaceOdometer
 {
 public:
-    static constexpr int kDimensions = 11;
+    static constexpr int kDimensions = 19;
+    static constexpr int kTopologyDimensions = 3;  // the first three
+    static constexpr int kPlacementDimensions = 8; // the next eight
 
     explicit SpaceOdometer(const SearchSpace& space);
 
     std::uint64_t size() const { return m_size; }
     // The point at `index` (< size()).
     DesignPoint at(std::uint64_t index) const;
-    // The index of the (tp, cp, pp, ep) shape of the point at `index`, in [0, shapes()):
-    // the placement depends on the shape alone.
-    std::uint64_t shapeIndex(std::uint64_t index) const { return index / m_shapeStride; }
-    std::uint64_t shapes() const { return m_size / m_shapeStride; }
+    // The index of the placement (tp, cp, pp, ep, boundary, split, rank order, dp) of the point
+    // at `index`, in [0, placements()), and of its topology variant, in [0, topologies()).
+    std::uint64_t placementIndex(std::uint64_t index) const
+    {
+        return (index / m_placementStride) % m_placements;
+    }
+    std::uint64_t placements() const { return m_placements; }
+    std::uint64_t topologyIndex(std::uint64_t index) const { return index / m_topologyStride; }
+    std::uint64_t topologies() const { return m_topologies; }
+    // The first point of placement `placement` (topology variant 0, every faster digit 0),
+    // and of topology variant `topology`.
+    std::uint64_t firstOfPlacement(std::uint64_t placement) const
+    {
+        return placement * m_placementStride;
+    }
+    std::uint64_t firstOfTopology(std::uint64_t topology) const
+    {
+        return topology * m_topologyStride;
+    }
 
 private:
     const SearchSpace& m_space;
     std::array<std::uint64_t, kDimensions> m_radix{};
     std::uint64_t m_size = 0;
-    std::uint64_t m_shapeStride = 1;
+    std::uint64_t m_placementStride = 1;
+    std::uint64_t m_placements = 1;
+    std::uint64_t m_topologyStride = 1;
+    std::uint64_t m_topologies = 1;
 };
 
 } // namespace archipelago::core

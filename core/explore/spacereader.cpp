@@ -12,6 +12,7 @@ namespace archipelago::core {
 namespace {
 
 constexpr int kMaxDegree = 1 << 20;
+constexpr int kMaxStageSplit = 64;
 
 // A non-empty array of at most kMaxValuesPerDimension elements, each read by `one`.
 template <typename T, typename One>
@@ -57,6 +58,16 @@ bool intIn(const Json& v, const std::string& ptr, DiagnosticSink& sink, int& out
     return true;
 }
 
+bool boolIn(const Json& v, const std::string& ptr, DiagnosticSink& sink, bool& out)
+{
+    if (v.is_boolean()) {
+        out = v.get<bool>();
+        return true;
+    }
+    sink.error(ptr, "expected true or false, got " + describeJson(v));
+    return false;
+}
+
 template <typename E>
 bool enumIn(const Json& v, const std::string& ptr, DiagnosticSink& sink, E& out,
             std::optional<E> (*fromString)(const std::string&), const char* choices)
@@ -68,6 +79,101 @@ bool enumIn(const Json& v, const std::string& ptr, DiagnosticSink& sink, E& out,
         }
     sink.error(ptr, std::string("expected one of ") + choices + ", got " + describeJson(v));
     return false;
+}
+
+// `text` (a string) as fromString reads it, or the "base" sentinel (nullopt).
+template <typename E>
+bool enumOrBase(const Json& v, const std::string& ptr, DiagnosticSink& sink, std::optional<E>& out,
+                std::optional<E> (*fromString)(const std::string&), const std::string& choices)
+{
+    if (v.is_string()) {
+        const std::string text = v.get<std::string>();
+        if (text == spacekeys::kBase) {
+            out = std::nullopt;
+            return true;
+        }
+        if (auto e = fromString(text)) {
+            out = *e;
+            return true;
+        }
+    }
+    sink.error(ptr, "expected one of " + choices + ", base, got " + describeJson(v));
+    return false;
+}
+
+// An integer in [low, high], or the string `word` (read as `wordValue`).
+bool intOrWord(const Json& v, const std::string& ptr, DiagnosticSink& sink, int& out, int low,
+               int high, const char* word, int wordValue, const std::string& expected)
+{
+    if (v.is_string() && v.get<std::string>() == word) {
+        out = wordValue;
+        return true;
+    }
+    if (v.is_number_integer()) {
+        const auto n = v.get<std::int64_t>();
+        if (n >= low && n <= high) {
+            out = static_cast<int>(n);
+            return true;
+        }
+    }
+    sink.error(ptr, "expected " + expected + ", got " + describeJson(v));
+    return false;
+}
+
+// max_gpus_per_datacenter: one positive integer for every datacenter, or one per datacenter.
+void readGpuCaps(ObjectReader& r, const Scenario& base, std::vector<std::int64_t>& out)
+{
+    const Json* v = r.find(spacekeys::kMaxGpusPerDatacenter, Need::Optional, "");
+    if (!v)
+        return;
+    const std::size_t dcs = base.topology.datacenters.size();
+    const std::string expected = "a positive integer or an array of " + std::to_string(dcs) +
+                                 " positive integers (one per datacenter)";
+    const auto one = [](const Json& x, std::int64_t& n) {
+        if (!x.is_number_integer() || x.get<std::int64_t>() < 1)
+            return false;
+        n = x.get<std::int64_t>();
+        return true;
+    };
+    std::int64_t n = 0;
+    if (one(*v, n)) {
+        out = {n};
+        return;
+    }
+    if (!v->is_array() || v->size() != dcs) {
+        r.error(spacekeys::kMaxGpusPerDatacenter,
+                "expected " + expected + ", got " + describeJson(*v));
+        return;
+    }
+    std::vector<std::int64_t> caps;
+    for (std::size_t i = 0; i < v->size(); ++i) {
+        if (!one((*v)[i], n)) {
+            r.sink().error(childPointer(r.pointerOf(spacekeys::kMaxGpusPerDatacenter), i),
+                           "expected a positive integer, got " + describeJson((*v)[i]));
+            return;
+        }
+        caps.push_back(n);
+    }
+    out = std::move(caps);
+}
+
+// global_batch: {"min": A, "max": B}, 1 <= A <= B.
+void readBatchRange(ObjectReader& r, GlobalBatchRange& out)
+{
+    r.object(spacekeys::kGlobalBatch, Need::Optional, [&](ObjectReader& b) {
+        int low = 0;
+        int high = 0;
+        const bool hasLow = b.integer(spacekeys::kMin, low, Need::Required, limits::kGlobalBatch);
+        const bool hasHigh = b.integer(spacekeys::kMax, high, Need::Required, limits::kGlobalBatch);
+        if (!hasLow || !hasHigh)
+            return;
+        if (low > high) {
+            b.error(spacekeys::kMax, "expected at least min (" + std::to_string(low) + "), got " +
+                                         std::to_string(high));
+            return;
+        }
+        out = {low, high};
+    });
 }
 
 // The schedule table's keys, for messages.
@@ -98,10 +204,62 @@ std::optional<SearchSpace> parseSearchSpace(std::string_view text, const Scenari
         const auto degree = [&](const Json& v, const std::string& p, int& out) {
             return intIn(v, p, sink, out, 1, kMaxDegree, "a positive integer");
         };
+        const auto flag = [&](const Json& v, const std::string& p, bool& out) {
+            return boolIn(v, p, sink, out);
+        };
+        readList(r, spacekeys::kDciTransport, s.dciTransports,
+                 [&](const Json& v, const std::string& p, std::optional<DciTransport>& out) {
+                     return enumOrBase(v, p, sink, out, &dciTransportFromString,
+                                       "rdma-otn, lossy-ip, roce-pfc");
+                 });
+        readList(r, spacekeys::kWavelengths, s.wavelengths,
+                 [&](const Json& v, const std::string& p, int& out) {
+                     return intOrWord(v, p, sink, out, limits::kWavelengths.min,
+                                      limits::kWavelengths.max, spacekeys::kBase, 0,
+                                      std::string(limits::kWavelengths.expected) + " or base");
+                 });
+        readList(r, spacekeys::kFabric, s.fabrics,
+                 [&](const Json& v, const std::string& p, std::optional<FabricKind>& out) {
+                     return enumOrBase(v, p, sink, out, &fabricKindFromString,
+                                       "clos, rail-optimized, rail-only");
+                 });
         readList(r, spacekeys::kTp, s.tp, degree);
         readList(r, spacekeys::kCp, s.cp, degree);
         readList(r, spacekeys::kPp, s.pp, degree);
         readList(r, spacekeys::kEp, s.ep, degree);
+        readList(r, spacekeys::kBoundary, s.boundaries,
+                 [&](const Json& v, const std::string& p, PlacementBoundary& out) {
+                     return enumIn(v, p, sink, out, &placementBoundaryFromString, "base, pp, dp");
+                 });
+        // The default follows the boundaries (searchspace.cpp), which the file may set.
+        if (!r.find(spacekeys::kStageSplit, Need::Optional, "an array"))
+            s.stageSplits = defaultStageSplits(base, s.boundaries);
+        readList(r, spacekeys::kStageSplit, s.stageSplits,
+                 [&](const Json& v, const std::string& p, int& out) {
+                     return intIn(v, p, sink, out, -kMaxStageSplit, kMaxStageSplit,
+                                  "an integer in -64..64");
+                 });
+        readList(r, spacekeys::kRankOrder, s.rankOrders,
+                 [&](const Json& v, const std::string& p, RankOrder& out) {
+                     if (v.is_string())
+                         if (auto order = rankOrderFromString(v.get<std::string>())) {
+                             out = *order;
+                             return true;
+                         }
+                     sink.error(p, "expected each of tp, cp, ep, dp, pp once, joined by '-' "
+                                   "(\"tp-cp-ep-dp-pp\"), got " +
+                                       describeJson(v));
+                     return false;
+                 });
+        readList(r, spacekeys::kDp, s.dataParallel,
+                 [&](const Json& v, const std::string& p, int& out) {
+                     return intOrWord(v, p, sink, out, 1, kMaxDegree, spacekeys::kMax, 0,
+                                      "a positive integer or max");
+                 });
+        // The default follows the space's TP (searchspace.cpp), which the file may set.
+        if (!r.find(spacekeys::kSequenceParallel, Need::Optional, "an array"))
+            s.sequenceParallel = defaultSequenceParallel(base, s.tp);
+        readList(r, spacekeys::kSequenceParallel, s.sequenceParallel, flag);
         readList(r, spacekeys::kVirtualStages, s.virtualStages, degree);
         readList(r, spacekeys::kMicroBatch, s.microBatch, degree);
         readList(r, spacekeys::kSchedule, s.schedules,
@@ -121,24 +279,31 @@ std::optional<SearchSpace> parseSearchSpace(std::string_view text, const Scenari
                  [&](const Json& v, const std::string& p, int& out) {
                      return intIn(v, p, sink, out, 0, 3, "an integer in 0..3");
                  });
-        readList(r, spacekeys::kDistributedOptimizer, s.distributedOptimizer,
-                 [&](const Json& v, const std::string& p, bool& out) {
-                     if (v.is_boolean()) {
-                         out = v.get<bool>();
-                         return true;
-                     }
-                     sink.error(p, "expected true or false, got " + describeJson(v));
-                     return false;
-                 });
+        readList(r, spacekeys::kDistributedOptimizer, s.distributedOptimizer, flag);
         double budget = 0.0;
         if (r.number(spacekeys::kCapexBudget, budget, Need::Optional, limits::kPositiveNumber))
             s.networkCapexBudgetUsd = budget;
         if (r.number(spacekeys::kPowerBudget, budget, Need::Optional, limits::kPositiveNumber))
             s.networkPowerBudgetW = budget;
+        if (r.number(spacekeys::kDciCapacityMin, budget, Need::Optional, limits::kPositiveNumber))
+            s.dciCapacityGbpsMin = budget;
+        if (r.number(spacekeys::kMaxDciUtilisation, budget, Need::Optional,
+                     limits::kPositiveNumber))
+            s.maxDciUtilisation = budget;
+        readGpuCaps(r, base, s.maxGpusPerDatacenter);
+        readBatchRange(r, s.globalBatch);
     }
     if (!sink.hasErrors() && spacePoints(s) > kMaxSpacePoints)
         sink.error("", "the space holds more than " + std::to_string(kMaxSpacePoints) +
                            " points: narrow a dimension");
+    else if (!sink.hasErrors() && spacePlacements(s) > kMaxSpacePlacements)
+        sink.error("", "the space holds more than " + std::to_string(kMaxSpacePlacements) +
+                           " placements (tp x cp x pp x ep x boundary x stage_split x "
+                           "rank_order x dp): narrow a dimension");
+    else if (!sink.hasErrors() && spaceTopologies(s) > kMaxSpaceTopologies)
+        sink.error("", "the space holds more than " + std::to_string(kMaxSpaceTopologies) +
+                           " topology variants (dci_transport x wavelengths x fabric): narrow "
+                           "a dimension");
     if (sink.hasErrors())
         return std::nullopt;
     return s;

@@ -1,5 +1,5 @@
 // The --space file (docs/explore.md): a small JSON object whose keys each replace one dimension
-// of the default space, plus the optional budgets. Read with the one JSON reader, so that every
+// of the default space, plus the optional constraints. Read with the one JSON reader, so that every
 // error names the file and the JSON pointer.
 #pragma once
 
@@ -14,10 +14,18 @@
 namespace archipelago::core {
 
 namespace spacekeys {
+inline constexpr const char* kDciTransport = "dci_transport";
+inline constexpr const char* kWavelengths = "wavelengths";
+inline constexpr const char* kFabric = "fabric";
 inline constexpr const char* kTp = "tp";
 inline constexpr const char* kCp = "cp";
 inline constexpr const char* kPp = "pp";
 inline constexpr const char* kEp = "ep";
+inline constexpr const char* kBoundary = "boundary";
+inline constexpr const char* kStageSplit = "stage_split";
+inline constexpr const char* kRankOrder = "rank_order";
+inline constexpr const char* kDp = "dp";
+inline constexpr const char* kSequenceParallel = "sequence_parallel";
 inline constexpr const char* kVirtualStages = "virtual_stages";
 inline constexpr const char* kMicroBatch = "micro_batch";
 inline constexpr const char* kSchedule = "schedule";
@@ -27,6 +35,13 @@ inline constexpr const char* kZeroStage = "zero_stage";
 inline constexpr const char* kDistributedOptimizer = "distributed_optimizer";
 inline constexpr const char* kCapexBudget = "network_capex_budget_usd";
 inline constexpr const char* kPowerBudget = "network_power_budget_w";
+inline constexpr const char* kDciCapacityMin = "dci_capacity_gbps_min";
+inline constexpr const char* kMaxDciUtilisation = "max_dci_utilisation";
+inline constexpr const char* kMaxGpusPerDatacenter = "max_gpus_per_datacenter";
+inline constexpr const char* kGlobalBatch = "global_batch";
+inline constexpr const char* kMin = "min";
+inline constexpr const char* kMax = "max";
+inline constexpr const char* kBase = "base"; // a value: each link or datacenter keeps its own
 } // namespace spacekeys
 
 // The space `text` describes, its absent keys taken from defaultSearchSpace(base); nullopt

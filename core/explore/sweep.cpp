@@ -1,9 +1,9 @@
 #include "explore/sweep.h"
 
 #include "evaluation/costmodel.h"
+#include "explore/lowerbound.h"
 #include "explore/memoryestimate.h"
 #include "explore/spaceodometer.h"
-#include "io/placementrepair.h"
 #include "model/scheduletraits.h"
 #include "model/shapecheck.h"
 
@@ -23,8 +23,8 @@ namespace {
 // (validation/runvalidation.cpp, kMaxSearchCells).
 constexpr std::int64_t kMaxCells = std::int64_t{1} << 18;
 
-// What the search ranks on: iteration time and memory; capex and power come from the
-// topology, which this slice keeps (SweepPoint).
+// What the search ranks on: iteration time, memory and the DCI traffic; capex and power come
+// from the topology variant, made once per variant (explore/pointplacement.h).
 EvaluateOptions leanOptions()
 {
     EvaluateOptions o;
@@ -32,22 +32,16 @@ EvaluateOptions leanOptions()
     o.warnings = false;
     o.billOfMaterials = false;
     o.attribution = false;
+    // A point that does not fit is never ranked: stop after the memory pass.
+    o.stopIfOutOfMemory = true;
     return o;
 }
-
-// The placement made for one (tp, cp, pp, ep) shape, or why there is none.
-struct ShapePlacement
-{
-    std::optional<Placement> placement;
-    PruneReason reason = PruneReason::Placement;
-    std::int64_t dataParallel = 0;
-    bool pipelineCrossesDatacenter = false;
-};
 
 // Sets every field a point varies (`sc` may hold another point of the same base).
 void applyInPlace(Scenario& sc, const Scenario& base, const DesignPoint& p,
                   const Placement& placement)
 {
+    applyTopologyVariant(sc.topology, base.topology, p.dciTransport, p.wavelengths, p.fabric);
     Parallelism& par = sc.parallelism;
     par.tp = p.tp;
     par.cp = p.cp;
@@ -58,49 +52,36 @@ void applyInPlace(Scenario& sc, const Scenario& base, const DesignPoint& p,
     par.recompute = p.recompute;
     par.zeroStage = p.zeroStage;
     par.distributedOptimizer = p.distributedOptimizer;
-    // Sequence parallelism splits along TP: the base's choice, off without TP.
-    par.sequenceParallel = base.parallelism.sequenceParallel && p.tp > 1;
+    // Sequence parallelism splits along TP: off without TP (Megatron-LM arguments.py).
+    par.sequenceParallel = p.sequenceParallel && p.tp > 1;
     sc.schedule.kind = p.schedule;
     sc.schedule.extraInFlightAtDci = p.extraInFlightAtDci;
+    sc.workload.globalBatch = p.globalBatch > 0 ? p.globalBatch : base.workload.globalBatch;
     sc.placement = placement;
 }
 
-ShapePlacement placeShape(const Scenario& base, const Catalog& catalog, const DesignPoint& p)
+// The multiple of `perStep` nearest `batch` inside [range.min, range.max] (ties up), or 0.
+std::int64_t batchInRange(std::int64_t batch, std::int64_t perStep, const GlobalBatchRange& range)
 {
-    Scenario edited = base;
-    DesignPoint plain = p;
-    plain.virtualStages = 1;
-    plain.microBatch = 1;
-    plain.schedule = ScheduleKind::OneFOneB;
-    plain.extraInFlightAtDci = 0;
-    plain.recompute = base.parallelism.recompute;
-    plain.zeroStage = base.parallelism.zeroStage;
-    plain.distributedOptimizer = base.parallelism.distributedOptimizer;
-    applyInPlace(edited, base, plain, base.placement);
-    ShapePlacement out;
-    const bool same = edited.parallelism.tp == base.parallelism.tp &&
-                      edited.parallelism.cp == base.parallelism.cp &&
-                      edited.parallelism.pp == base.parallelism.pp &&
-                      edited.parallelism.ep == base.parallelism.ep;
-    if (same) {
-        out.placement = base.placement;
-    } else {
-        const PlacementRepair repair = repairPlacement(edited, base, catalog);
-        if (!repair.scenario)
-            return out;
-        if (repair.scenario->workload.globalBatch != base.workload.globalBatch) {
-            out.reason = PruneReason::GlobalBatch;
-            return out;
-        }
-        out.placement = repair.scenario->placement;
-    }
-    edited.placement = *out.placement;
-    out.dataParallel = dataParallel(edited);
-    for (const PlacementShard& shard : effectiveShards(edited))
-        for (std::size_t i = 1; i < shard.stageDatacenters.size(); ++i)
-            if (shard.stageDatacenters[i] != shard.stageDatacenters[i - 1])
-                out.pipelineCrossesDatacenter = true;
-    return out;
+    if (perStep <= 0)
+        return 0;
+    const std::int64_t low =
+        std::max<std::int64_t>(1, (range.minSequences + perStep - 1) / perStep);
+    const std::int64_t high = range.maxSequences / perStep;
+    if (low > high)
+        return 0;
+    return std::clamp((batch + perStep / 2) / perStep, low, high) * perStep;
+}
+
+// The busiest DCI link's busy time over the iteration (uncapped: above 1 the link cannot
+// carry the iteration's traffic in its time).
+double dciUtilisation(const Evaluation& ev)
+{
+    double most = 0.0;
+    for (const LinkTraffic& t : ev.traffic)
+        if (t.dciLinkId >= 0 && ev.iterationTimeS > 0.0)
+            most = std::max(most, t.busyS / ev.iterationTimeS);
+    return most;
 }
 
 // One point's outcome, computed on any thread and merged in index order.
@@ -173,6 +154,12 @@ public:
             space.virtualStages.empty()
                 ? 1
                 : *std::min_element(space.virtualStages.begin(), space.virtualStages.end());
+        m_spaceHasNoSequenceParallel =
+            std::find(space.sequenceParallel.begin(), space.sequenceParallel.end(), false) !=
+            space.sequenceParallel.end();
+        const int batch = base.workload.globalBatch;
+        m_batchFixed =
+            space.globalBatch.minSequences == batch && space.globalBatch.maxSequences == batch;
         for (const Datacenter& dc : base.topology.datacenters)
             if (const AcceleratorSpec* acc = catalog.accelerator(dc.accelerator))
                 m_hbmGibMax = std::max(m_hbmGibMax, acc->hbmGib);
@@ -180,43 +167,82 @@ public:
 
     const SpaceOdometer& odometer() const { return m_odometer; }
 
-    void placeShapes()
+    // Every placement, once (in parallel); then, in index order, a placement equal to one of
+    // an earlier boundary or stage split of the same shape, rank order and DP is redundant.
+    void makePlacements()
     {
-        m_shapes.resize(static_cast<std::size_t>(m_odometer.shapes()));
-        const std::uint64_t stride =
-            m_odometer.shapes() == 0 ? 1 : m_odometer.size() / m_odometer.shapes();
-        tbb::parallel_for(std::size_t{0}, m_shapes.size(), [&](std::size_t s) {
-            m_shapes[s] = placeShape(m_base, m_catalog, m_odometer.at(s * stride));
+        m_placements.resize(static_cast<std::size_t>(m_odometer.placements()));
+        tbb::parallel_for(std::size_t{0}, m_placements.size(), [&](std::size_t k) {
+            m_placements[k] =
+                makePointPlacement(m_base, m_catalog, m_odometer.at(m_odometer.firstOfPlacement(k)),
+                                   m_space, m_batchFixed);
         });
+        // The placement index's digits, slowest first: tp, cp, pp, ep, boundary, split, rank
+        // order, dp (explore/spaceodometer.h).
+        const std::size_t splitStride = m_space.rankOrders.size() * m_space.dataParallel.size();
+        const std::size_t splits = m_space.stageSplits.size();
+        const std::size_t boundaryStride = splitStride * splits;
+        const std::size_t block = boundaryStride * m_space.boundaries.size();
+        for (std::size_t k = 0; k < m_placements.size(); ++k) {
+            PointPlacement& here = m_placements[k];
+            if (!here.placement)
+                continue;
+            const std::size_t inner = k % splitStride;
+            const std::size_t first = k - k % block + inner;
+            for (std::size_t e = first; e < k && !here.redundant; e += splitStride)
+                here.redundant = m_placements[e].placement == here.placement;
+        }
     }
 
-    void setNetwork(double capexUsd, double powerW)
+    // Every topology variant's figures, once (in parallel); a variant whose topology equals an
+    // earlier one's is redundant.
+    void makeTopologies()
     {
-        m_capexUsd = capexUsd;
-        m_powerW = powerW;
+        const auto n = static_cast<std::size_t>(m_odometer.topologies());
+        std::vector<Topology> topologies(n, m_base.topology);
+        m_topologies.resize(n);
+        tbb::parallel_for(std::size_t{0}, n, [&](std::size_t k) {
+            const DesignPoint p = m_odometer.at(m_odometer.firstOfTopology(k));
+            applyTopologyVariant(topologies[k], m_base.topology, p.dciTransport, p.wavelengths,
+                                 p.fabric);
+            m_topologies[k] = makeTopologyVariant(topologies[k], m_catalog);
+        });
+        for (std::size_t k = 0; k < n; ++k)
+            for (std::size_t e = 0; e < k && !m_topologies[k].redundant; ++e)
+                m_topologies[k].redundant = topologies[e] == topologies[k];
     }
 
-    // The figures every ranked point carries beyond its evaluation.
-    void complete(SweepPoint& sp, const Scenario& sc) const
+    // GPUs placed times the accelerator's catalog price, plus the network capex.
+    double totalCostUsd(const Scenario& sc, double capexUsd) const
     {
-        sp.networkCapexUsd = m_capexUsd;
-        sp.networkPowerW = m_powerW;
         const std::vector<std::int64_t> placed = placedGpusPerDatacenter(sc);
         double gpuCost = 0.0;
         for (std::size_t i = 0; i < placed.size() && i < sc.topology.datacenters.size(); ++i)
             if (const AcceleratorSpec* acc =
                     m_catalog.accelerator(sc.topology.datacenters[i].accelerator))
                 gpuCost += static_cast<double>(placed[i]) * acc->priceUsd;
-        sp.totalCostUsd = gpuCost + m_capexUsd;
+        return gpuCost + capexUsd;
+    }
+
+    // The figures every ranked point carries beyond its evaluation.
+    void complete(SweepPoint& sp, const Scenario& sc, double capexUsd, double powerW) const
+    {
+        sp.networkCapexUsd = capexUsd;
+        sp.networkPowerW = powerW;
+        sp.totalCostUsd = totalCostUsd(sc, capexUsd);
         sp.dataParallel = dataParallel(sc);
     }
 
-    Outcome consider(std::uint64_t index, Worker& worker) const
+    // `filter`: the results as of the start of the point's batch (explore/lowerbound.h); a
+    // point it rules out is not evaluated.
+    Outcome consider(std::uint64_t index, Worker& worker, const BoundFilter& filter) const
     {
         Outcome out;
-        const DesignPoint p = m_odometer.at(index);
-        const ShapePlacement& shape =
-            m_shapes[static_cast<std::size_t>(m_odometer.shapeIndex(index))];
+        DesignPoint p = m_odometer.at(index);
+        const PointPlacement& shape =
+            m_placements[static_cast<std::size_t>(m_odometer.placementIndex(index))];
+        const TopologyVariant& variant =
+            m_topologies[static_cast<std::size_t>(m_odometer.topologyIndex(index))];
         const ScheduleTraits& traits = scheduleTraits(p.schedule);
         const auto prune = [&](PruneReason r) {
             out.kind = Outcome::Kind::Pruned;
@@ -228,16 +254,29 @@ public:
         // the extra in-flight count changes nothing without a DCI boundary in the pipeline.
         if (traits.interleaved ? p.virtualStages < 2 : p.virtualStages != m_minVirtualStages)
             return prune(PruneReason::Redundant);
+        // Sequence parallelism is off at TP 1: `true` there repeats `false` when both are in
+        // the space.
+        if (p.tp == 1 && p.sequenceParallel && m_spaceHasNoSequenceParallel)
+            return prune(PruneReason::Redundant);
         if (p.extraInFlightAtDci > 0 &&
             (!traits.extraInFlightApplies || !shape.pipelineCrossesDatacenter))
             return prune(PruneReason::Redundant);
+        if (variant.redundant || (shape.placement && shape.redundant))
+            return prune(PruneReason::Redundant);
         if (!shape.placement)
             return prune(shape.reason);
-        // Megatron-LM: global_batch % (micro_batch * dp) == 0 (arguments.py).
+        if (m_space.dciCapacityGbpsMin && variant.minDciCapacityGbps < *m_space.dciCapacityGbpsMin)
+            return prune(PruneReason::DciCapacity);
+        // Megatron-LM: global_batch % (micro_batch * dp) == 0 (arguments.py); the batch is the
+        // base's, or the multiple nearest it in the space's range.
         const std::int64_t perStep = std::int64_t{p.microBatch} * shape.dataParallel;
-        if (perStep <= 0 || m_base.workload.globalBatch % perStep != 0)
+        const std::int64_t batch =
+            batchInRange(m_base.workload.globalBatch, perStep, m_space.globalBatch);
+        if (batch <= 0)
             return prune(PruneReason::GlobalBatch);
-        const std::int64_t m = m_base.workload.globalBatch / perStep;
+        // Recorded only when it moved (0: the base's), so a fixed batch prints as before.
+        p.globalBatch = batch == m_base.workload.globalBatch ? 0 : static_cast<int>(batch);
+        const std::int64_t m = batch / perStep;
         // Megatron interleaves only when the micro-batch count is a multiple of p.
         const int v = traits.interleaved ? p.virtualStages : 1;
         if (v > 1 && m % p.pp != 0)
@@ -250,8 +289,14 @@ public:
         applyInPlace(sc, m_base, p, *shape.placement);
         if (checkCostModelShape(sc, m_catalog).hasErrors())
             return prune(PruneReason::Shape);
-        if (m_hbmGibMax > 0.0 && memoryLowerBoundGib(sc, shape.dataParallel) > m_hbmGibMax)
+        const double memoryLbGib = memoryLowerBoundGib(sc, shape.dataParallel);
+        if (m_hbmGibMax > 0.0 && memoryLbGib > m_hbmGibMax)
             return prune(PruneReason::Memory);
+        const double timeLbS = iterationTimeLowerBoundS(sc, m_catalog);
+        if (filter.prunable(PointBounds{timeLbS, timeToTrainS(sc.workload, timeLbS), memoryLbGib,
+                                        variant.networkCapexUsd,
+                                        totalCostUsd(sc, variant.networkCapexUsd)}))
+            return prune(PruneReason::Bound);
         out.point.point = p;
         out.point.evaluation = evaluate(sc, m_catalog, leanOptions(), &worker.workspace);
         if (!out.point.evaluation.ok)
@@ -261,7 +306,7 @@ public:
         else
             out.kind = Outcome::Kind::Evaluated;
         if (out.kind == Outcome::Kind::Evaluated) {
-            complete(out.point, sc);
+            complete(out.point, sc, variant.networkCapexUsd, variant.networkPowerW);
             out.point.placement = *shape.placement;
         }
         return out;
@@ -271,7 +316,9 @@ public:
     {
         return (!m_space.networkCapexBudgetUsd ||
                 p.networkCapexUsd <= *m_space.networkCapexBudgetUsd) &&
-               (!m_space.networkPowerBudgetW || p.networkPowerW <= *m_space.networkPowerBudgetW);
+               (!m_space.networkPowerBudgetW || p.networkPowerW <= *m_space.networkPowerBudgetW) &&
+               (!m_space.maxDciUtilisation ||
+                dciUtilisation(p.evaluation) <= *m_space.maxDciUtilisation);
     }
 
 private:
@@ -279,11 +326,12 @@ private:
     const Catalog& m_catalog;
     const SearchSpace& m_space;
     SpaceOdometer m_odometer;
-    std::vector<ShapePlacement> m_shapes;
+    std::vector<PointPlacement> m_placements;
+    std::vector<TopologyVariant> m_topologies;
     int m_minVirtualStages = 1;
+    bool m_spaceHasNoSequenceParallel = false;
+    bool m_batchFixed = true;
     double m_hbmGibMax = 0.0;
-    double m_capexUsd = 0.0;
-    double m_powerW = 0.0;
 };
 
 DesignPoint pointOf(const Scenario& sc)
@@ -295,6 +343,12 @@ DesignPoint pointOf(const Scenario& sc)
     p.cp = par.cp;
     p.pp = par.pp;
     p.ep = par.ep;
+    // The base's own placement and topology: each link and datacenter keeps its own value.
+    p.boundary = PlacementBoundary::Base;
+    if (sc.placement.rankOrder.size() == p.rankOrder.size())
+        std::copy(sc.placement.rankOrder.begin(), sc.placement.rankOrder.end(),
+                  p.rankOrder.begin());
+    p.sequenceParallel = par.sequenceParallel;
     p.virtualStages = par.virtualStages;
     p.microBatch = par.microBatch;
     p.schedule = sc.schedule.kind;
@@ -303,6 +357,39 @@ DesignPoint pointOf(const Scenario& sc)
     p.zeroStage = par.zeroStage;
     p.distributedOptimizer = par.distributedOptimizer;
     return p;
+}
+
+std::vector<std::pair<double, double>> frontPairs(const ParetoFront& front)
+{
+    std::vector<std::pair<double, double>> out;
+    out.reserve(front.size());
+    for (const SweepPoint& p : front.points())
+        out.emplace_back(front.x()(p), front.y()(p));
+    return out;
+}
+
+// What the bound filter compares a point with (explore/lowerbound.h).
+BoundFilterState boundState(const ParetoFront& timeCapex, const ParetoFront& timeMemory,
+                            const ParetoFront& trainCost,
+                            const std::array<std::vector<SweepPoint>, kSweepObjectives>& topBy,
+                            std::size_t top, double baseTimeS)
+{
+    BoundFilterState state;
+    state.timeVsCapex = frontPairs(timeCapex);
+    state.timeVsMemory = frontPairs(timeMemory);
+    state.trainTimeVsCost = frontPairs(trainCost);
+    for (std::size_t k = 0; k < kSweepObjectives; ++k) {
+        BoundFilterState::TopList& list = state.top[k];
+        if (top == 0) {
+            list = {true, -std::numeric_limits<double>::infinity(),
+                    -std::numeric_limits<double>::infinity()};
+        } else if (topBy[k].size() >= top) {
+            list = {true, objectiveValue(static_cast<SweepObjective>(k), topBy[k].back()),
+                    topBy[k].back().evaluation.iterationTimeS};
+        }
+    }
+    state.baseTimeS = baseTimeS;
+    return state;
 }
 
 SweepResult sweepIn(const Scenario& base, const Catalog& catalog, const SearchSpace& space,
@@ -319,15 +406,23 @@ SweepResult sweepIn(const Scenario& base, const Catalog& catalog, const SearchSp
         result.error = "the base scenario cannot be evaluated";
         return result;
     }
-    sweeper.setNetwork(baseFull.networkCapexUsd, baseFull.networkPowerW);
+    if (sweeper.odometer().placements() > kMaxSpacePlacements ||
+        sweeper.odometer().topologies() > kMaxSpaceTopologies) {
+        result.error = "the space holds more placements or topology variants than the search "
+                       "makes: narrow a dimension";
+        return result;
+    }
     result.base.point = pointOf(base);
-    result.base.evaluation = evaluate(base, catalog, leanOptions());
-    sweeper.complete(result.base, base);
+    EvaluateOptions baseOptions = leanOptions();
+    baseOptions.stopIfOutOfMemory = false; // the base is reported even when it does not fit
+    result.base.evaluation = evaluate(base, catalog, baseOptions);
+    sweeper.complete(result.base, base, baseFull.networkCapexUsd, baseFull.networkPowerW);
     result.base.placement = base.placement;
     result.baseFeasible = result.base.evaluation.fitsInMemory && sweeper.withinBudget(result.base);
     result.ok = true;
 
-    sweeper.placeShapes();
+    sweeper.makeTopologies();
+    sweeper.makePlacements();
     const SpaceOdometer& odometer = sweeper.odometer();
     SweepCounts& counts = result.counts;
     counts.spacePoints = odometer.size();
@@ -352,9 +447,12 @@ SweepResult sweepIn(const Scenario& base, const Catalog& catalog, const SearchSp
         }
         const std::uint64_t end = std::min(odometer.size(), begin + batch);
         outcomes.assign(static_cast<std::size_t>(end - begin), Outcome{});
+        // The results as of the batch's start, whatever the thread count: the same pruning.
+        const BoundFilter filter(boundState(timeCapex, timeMemory, trainCost, result.topBy, top,
+                                            baseTimeS));
         tbb::parallel_for(std::size_t{0}, outcomes.size(), [&](std::size_t i) {
             if ((begin + i) % shardCount == shardIndex)
-                outcomes[i] = sweeper.consider(begin + i, workers.local());
+                outcomes[i] = sweeper.consider(begin + i, workers.local(), filter);
             else
                 outcomes[i].kind = Outcome::Kind::OtherShard;
         });
@@ -406,27 +504,6 @@ SweepResult sweepIn(const Scenario& base, const Catalog& catalog, const SearchSp
 }
 
 } // namespace
-
-const char* toString(PruneReason reason)
-{
-    switch (reason) {
-    case PruneReason::Redundant:
-        return "redundant";
-    case PruneReason::Placement:
-        return "placement";
-    case PruneReason::GlobalBatch:
-        return "global-batch";
-    case PruneReason::Shape:
-        return "shape";
-    case PruneReason::TooLarge:
-        return "too-large";
-    case PruneReason::Memory:
-        return "memory";
-    case PruneReason::Count:
-        break;
-    }
-    return "?";
-}
 
 const char* toString(SweepObjective objective)
 {

@@ -6,6 +6,7 @@
 #pragma once
 
 #include "explore/paretofront.h"
+#include "explore/pointplacement.h"
 #include "explore/searchspace.h"
 #include "explore/sweeppoint.h"
 #include "model/catalog.h"
@@ -21,19 +22,6 @@
 
 namespace archipelago::core {
 
-// Why a point was not evaluated (each counted).
-enum class PruneReason
-{
-    Redundant,   // the same design as another point (v without interleaving, extra without DCI)
-    Placement,   // no valid placement of the shape in the base's topology (repairPlacement)
-    GlobalBatch, // the global batch would have to change (it is fixed)
-    Shape,       // a divisibility rule (model/shapecheck.h, Megatron's m % p for interleaving)
-    TooLarge,    // more pipeline cells than the search simulates
-    Memory,      // the memory lower bound exceeds HBM (explore/memoryestimate.h)
-    Count
-};
-const char* toString(PruneReason reason);
-
 // What happened to the points that were evaluated.
 struct SweepCounts
 {
@@ -43,7 +31,7 @@ struct SweepCounts
     std::uint64_t evaluated = 0;
     std::uint64_t failed = 0;      // evaluate() refused it (ok false)
     std::uint64_t outOfMemory = 0; // evaluated, does not fit in HBM: never reported
-    std::uint64_t overBudget = 0;  // evaluated, over the capex or power budget
+    std::uint64_t overBudget = 0;  // evaluated, over a budget or the DCI utilisation bound
     std::uint64_t feasible = 0;    // evaluated, fits, within budget: the ranked points
     std::uint64_t prunedTotal() const;
 };
@@ -107,8 +95,9 @@ struct SweepResult
     double wallS = 0.0;
 };
 
-// The scenario of `point`: the base with the point's knobs and the placement `placement`
-// (made for the point's tp, cp, pp and ep by the search).
+// The scenario of `point`: the base with the point's knobs, its topology variant, its global
+// batch (the base's when 0) and the placement `placement` (made for the point's placement
+// dimensions by the search, SweepPoint::placement).
 Scenario applyPoint(const Scenario& base, const DesignPoint& point, const Placement& placement);
 
 SweepResult runSweep(const Scenario& base, const Catalog& catalog, const SearchSpace& space,

@@ -29,6 +29,8 @@ nlohmann::json pointToJson(const SweepPoint& p, const SweepPoint& base)
     nlohmann::json j = designPointToJson(p.point);
     j["evaluation"] = evaluationToJson("", p.evaluation);
     j["evaluation"].erase(evalkeys::kFile);
+    // For `merge`'s text output, which reads the knobs as opaque JSON.
+    j["description"] = describeSweepPoint(p);
     j["data_parallel"] = p.dataParallel;
     j[evalkeys::kNetworkCapexUsd] = p.networkCapexUsd;
     j[evalkeys::kNetworkPowerW] = p.networkPowerW;
@@ -50,17 +52,32 @@ nlohmann::json pointsToJson(const std::vector<SweepPoint>& points, const SweepPo
 
 nlohmann::json designPointToJson(const DesignPoint& p)
 {
-    nlohmann::json j = {{"tp", p.tp},
-                        {"cp", p.cp},
-                        {"pp", p.pp},
-                        {"ep", p.ep},
-                        {"virtual_stages", p.virtualStages},
-                        {"micro_batch", p.microBatch},
-                        {"schedule", toString(p.schedule)},
-                        {"extra_in_flight_at_dci", p.extraInFlightAtDci},
-                        {"recompute", toString(p.recompute)},
-                        {"zero_stage", p.zeroStage},
-                        {"distributed_optimizer", p.distributedOptimizer}};
+    // "base": each DCI link or datacenter keeps its own value; "max": the largest DP that fits.
+    const auto orBase = [](auto value, auto name) -> nlohmann::json {
+        return value ? nlohmann::json(name(*value)) : nlohmann::json("base");
+    };
+    nlohmann::json j = {
+        {"dci_transport", orBase(p.dciTransport, [](DciTransport t) { return toString(t); })},
+        {"wavelengths", p.wavelengths > 0 ? nlohmann::json(p.wavelengths) : "base"},
+        {"fabric", orBase(p.fabric, [](FabricKind k) { return toString(k); })},
+        {"tp", p.tp},
+        {"cp", p.cp},
+        {"pp", p.pp},
+        {"ep", p.ep},
+        {"boundary", toString(p.boundary)},
+        {"stage_split", p.stageSplit},
+        {"rank_order", rankOrderToString(p.rankOrder)},
+        {"dp", p.dataParallel > 0 ? nlohmann::json(p.dataParallel) : "max"},
+        {"sequence_parallel", p.sequenceParallel},
+        {"virtual_stages", p.virtualStages},
+        {"micro_batch", p.microBatch},
+        {"schedule", toString(p.schedule)},
+        {"extra_in_flight_at_dci", p.extraInFlightAtDci},
+        {"recompute", toString(p.recompute)},
+        {"zero_stage", p.zeroStage},
+        {"distributed_optimizer", p.distributedOptimizer}};
+    if (p.globalBatch > 0)
+        j["global_batch"] = p.globalBatch;
     if (p.index != std::numeric_limits<std::uint64_t>::max())
         j["index"] = p.index;
     return j;
@@ -69,13 +86,32 @@ nlohmann::json designPointToJson(const DesignPoint& p)
 std::string describeSweepPoint(const SweepPoint& p)
 {
     const DesignPoint& d = p.point;
-    return "tp " + std::to_string(d.tp) + " cp " + std::to_string(d.cp) + " pp " +
-           std::to_string(d.pp) + " ep " + std::to_string(d.ep) + " dp " +
-           std::to_string(p.dataParallel) + " v " + std::to_string(d.virtualStages) + " mb " +
-           std::to_string(d.microBatch) + " " + toString(d.schedule) +
-           (d.extraInFlightAtDci > 0 ? "+" + std::to_string(d.extraInFlightAtDci) : "") +
-           " recompute " + toString(d.recompute) + " zero " + std::to_string(d.zeroStage) +
-           (d.distributedOptimizer ? " distopt" : "");
+    std::string text = "tp " + std::to_string(d.tp) + " cp " + std::to_string(d.cp) + " pp " +
+                       std::to_string(d.pp) + " ep " + std::to_string(d.ep) + " dp " +
+                       std::to_string(p.dataParallel);
+    // The placement and topology knobs only when they are not the base's.
+    if (d.boundary != PlacementBoundary::Base)
+        text += std::string(" ") + toString(d.boundary) + "-across";
+    if (d.boundary == PlacementBoundary::Pp && d.stageSplit != 0)
+        text += " split " + std::string(d.stageSplit > 0 ? "+" : "") + std::to_string(d.stageSplit);
+    if (d.rankOrder != kMegatronRankOrder)
+        text += " order " + rankOrderToString(d.rankOrder);
+    if (d.sequenceParallel && d.tp > 1)
+        text += " sp";
+    text += " v " + std::to_string(d.virtualStages) + " mb " + std::to_string(d.microBatch) + " " +
+            toString(d.schedule) +
+            (d.extraInFlightAtDci > 0 ? "+" + std::to_string(d.extraInFlightAtDci) : "") +
+            " recompute " + toString(d.recompute) + " zero " + std::to_string(d.zeroStage) +
+            (d.distributedOptimizer ? " distopt" : "");
+    if (d.globalBatch > 0)
+        text += " batch " + std::to_string(d.globalBatch);
+    if (d.dciTransport)
+        text += std::string(" dci ") + toString(*d.dciTransport);
+    if (d.wavelengths > 0)
+        text += " " + std::to_string(d.wavelengths) + " wavelengths";
+    if (d.fabric)
+        text += std::string(" fabric ") + toString(*d.fabric);
+    return text;
 }
 
 nlohmann::json sweepResultToJson(const std::string& file, const SweepResult& r)

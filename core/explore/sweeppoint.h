@@ -12,12 +12,14 @@ struct SweepPoint
 {
     DesignPoint point;
     Evaluation evaluation;
-    double networkCapexUsd = 0.0; // the topology's (fixed in this slice: the base's)
+    // The point's topology variant's (DCI transport, wavelengths, fabric kind), from its bill
+    // of materials, made once per variant.
+    double networkCapexUsd = 0.0;
     double networkPowerW = 0.0;
     // GPUs the point uses times the accelerator's catalog price, plus the network capex.
     double totalCostUsd = 0.0;
     std::int64_t dataParallel = 0;
-    Placement placement; // made for the point's shape (io/placementrepair.h)
+    Placement placement; // made for the point's placement dimensions (explore/pointplacement.h)
 };
 
 } // namespace archipelago::core

@@ -31,6 +31,18 @@ std::vector<Diagnostic> errorsOf(const Scenario& scenario, const Catalog& catalo
     return errors;
 }
 
+// Idle GPUs are legal (a spare-gpus warning: the explorer leaves some on purpose), but an edit
+// of the GPUs or the degrees means to use them all: a candidate that leaves GPUs idle is taken
+// only when no candidate places every GPU.
+bool leavesGpusIdle(const Scenario& s)
+{
+    const std::vector<std::int64_t> placed = placedGpusPerDatacenter(s);
+    for (std::size_t i = 0; i < placed.size() && i < s.topology.datacenters.size(); ++i)
+        if (placed[i] < gpusInDatacenter(s.topology.datacenters[i]))
+            return true;
+    return false;
+}
+
 bool crossesWithPipeline(const Placement& placement)
 {
     for (const PlacementShard& shard : placement.shards) {
@@ -271,7 +283,7 @@ PlacementRepair repairPlacement(const Scenario& edited, const Scenario& before,
                                 const Catalog& catalog, PlacementRepairMode mode)
 {
     std::vector<Diagnostic> editedErrors = errorsOf(edited, catalog);
-    if (editedErrors.empty())
+    if (editedErrors.empty() && !leavesGpusIdle(edited))
         return repaired(edited, {edited.placement, PlacementFallback::Kept}, edited, before);
 
     // The errors every candidate has are the ones no placement fixes: the reason to give when
@@ -284,7 +296,7 @@ PlacementRepair repairPlacement(const Scenario& edited, const Scenario& before,
         Scenario s = edited;
         s.placement = c.placement;
         const std::vector<Diagnostic> errors = errorsOf(s, catalog);
-        if (errors.empty())
+        if (errors.empty() && !leavesGpusIdle(s))
             return repaired(std::move(s), c, edited, before);
         std::erase_if(unfixable, [&](const Diagnostic& d) {
             return std::find(errors.begin(), errors.end(), d) == errors.end();
@@ -297,9 +309,18 @@ PlacementRepair repairPlacement(const Scenario& edited, const Scenario& before,
             s.placement = c.placement;
             Scenario fitted = withFittedGlobalBatch(s);
             if (fitted.workload.globalBatch != s.workload.globalBatch &&
-                errorsOf(fitted, catalog).empty())
+                errorsOf(fitted, catalog).empty() && !leavesGpusIdle(fitted))
                 return repaired(std::move(fitted), c, edited, before);
         }
+    // Last, a valid candidate that leaves GPUs idle (the edited placement first).
+    if (editedErrors.empty())
+        return repaired(edited, {edited.placement, PlacementFallback::Kept}, edited, before);
+    for (const Candidate& c : tried) {
+        Scenario s = edited;
+        s.placement = c.placement;
+        if (errorsOf(s, catalog).empty())
+            return repaired(std::move(s), c, edited, before);
+    }
     PlacementRepair refused;
     refused.errors = unfixable.empty() ? std::move(editedErrors) : std::move(unfixable);
     return refused;

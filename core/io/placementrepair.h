@@ -71,6 +71,9 @@ struct PlacementRepair
 //  4. OtherShape: the other preset, when the first leaves GPUs unused or does not divide.
 //  5. Implicit: no shards, for a topology whose first datacenter can hold the job.
 //
+// A candidate that leaves GPUs idle is valid (checkScenario warns, spare-gpus) but is taken
+// only when no candidate, with the batch fitted or not, places every GPU.
+//
 // The presets re-make the shards and so drop any TP/CP split; `notes` says so, and also when
 // the edit itself set a placement without a split `before` had. With `mode` KeepPlacement only
 // the edited placement is tried. Last, when the edit left the global batch

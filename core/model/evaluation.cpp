@@ -7,7 +7,7 @@ namespace archipelago::core {
 
 namespace {
 
-constexpr std::array<std::pair<WarningCode, std::string_view>, 26> kWarningKeys{{
+constexpr std::array<std::pair<WarningCode, std::string_view>, 27> kWarningKeys{{
     {WarningCode::Invalid, "invalid"},
     {WarningCode::UnknownAccelerator, "unknown-accelerator"},
     {WarningCode::DegreesDoNotDivide, "degrees-do-not-divide"},
@@ -34,6 +34,7 @@ constexpr std::array<std::pair<WarningCode, std::string_view>, 26> kWarningKeys{
     {WarningCode::TpExposed, "tp-exposed"},
     {WarningCode::InternalError, "internal-error"},
     {WarningCode::NonFinite, "non-finite"},
+    {WarningCode::SpareGpus, "spare-gpus"},
 }};
 
 } // namespace

@@ -14,6 +14,14 @@ std::int64_t gpusPerStageReplica(const Parallelism& par)
     return std::int64_t{std::max(1, par.tp)} * std::max(1, par.cp);
 }
 
+// GPUs datacenter i may take: its own, or less when `capacity` says so.
+std::int64_t capacityOf(const Scenario& scenario, const std::vector<std::int64_t>& capacity,
+                        std::size_t i)
+{
+    const std::int64_t gpus = gpusInDatacenter(scenario.topology.datacenters[i]);
+    return i < capacity.size() ? std::clamp<std::int64_t>(capacity[i], 0, gpus) : gpus;
+}
+
 Placement keepOrderAndSplit(const Scenario& scenario)
 {
     Placement placement;
@@ -50,6 +58,12 @@ std::vector<int> apportion(int total, const std::vector<std::int64_t>& weights)
 
 Placement ppAcrossDatacenters(const Scenario& scenario)
 {
+    return ppAcrossDatacentersWithin(scenario, {}, 0);
+}
+
+Placement ppAcrossDatacentersWithin(const Scenario& scenario,
+                                    const std::vector<std::int64_t>& capacityGpus, int stageOffset)
+{
     Placement placement = keepOrderAndSplit(scenario);
     const int pp = scenario.parallelism.pp;
     const std::int64_t perStage = gpusPerStageReplica(scenario.parallelism);
@@ -59,11 +73,25 @@ Placement ppAcrossDatacenters(const Scenario& scenario)
 
     // Datacenters that cannot hold one replica of one stage take no stage.
     std::vector<std::int64_t> weights;
-    for (const Datacenter& dc : dcs) {
-        const std::int64_t gpus = gpusInDatacenter(dc);
+    for (std::size_t i = 0; i < dcs.size(); ++i) {
+        const std::int64_t gpus = capacityOf(scenario, capacityGpus, i);
         weights.push_back(gpus >= perStage ? gpus : 0);
     }
-    const std::vector<int> stages = apportion(pp, weights);
+    std::vector<int> stages = apportion(pp, weights);
+    if (stageOffset != 0) {
+        std::vector<std::size_t> used;
+        for (std::size_t i = 0; i < stages.size(); ++i)
+            if (stages[i] > 0)
+                used.push_back(i);
+        if (used.size() < 2)
+            return placement; // no boundary to move
+        int& first = stages[used.front()];
+        int& last = stages[used.back()];
+        if (first + stageOffset < 1 || last - stageOffset < 1)
+            return placement;
+        first += stageOffset;
+        last -= stageOffset;
+    }
 
     PlacementShard shard;
     std::int64_t replicas = std::numeric_limits<std::int64_t>::max();
@@ -74,7 +102,8 @@ Placement ppAcrossDatacenters(const Scenario& scenario)
                                       static_cast<std::size_t>(stages[i]), dcs[i].id);
         replicas = std::min(replicas, weights[i] / (std::int64_t{stages[i]} * perStage));
     }
-    if (shard.stageDatacenters.empty())
+    // A moved boundary may leave a datacenter too many stages for one replica: no shard.
+    if (shard.stageDatacenters.empty() || (stageOffset != 0 && replicas < 1))
         return placement;
     shard.dpReplicas =
         static_cast<int>(std::clamp<std::int64_t>(replicas, 1, std::numeric_limits<int>::max()));
@@ -84,13 +113,20 @@ Placement ppAcrossDatacenters(const Scenario& scenario)
 
 Placement dpAcrossDatacenters(const Scenario& scenario)
 {
+    return dpAcrossDatacentersWithin(scenario, {});
+}
+
+Placement dpAcrossDatacentersWithin(const Scenario& scenario,
+                                    const std::vector<std::int64_t>& capacityGpus)
+{
     Placement placement = keepOrderAndSplit(scenario);
     const int pp = scenario.parallelism.pp;
     if (pp < 1)
         return placement;
     const std::int64_t perReplica = gpusPerStageReplica(scenario.parallelism) * pp;
-    for (const Datacenter& dc : scenario.topology.datacenters) {
-        const std::int64_t replicas = gpusInDatacenter(dc) / perReplica;
+    for (std::size_t i = 0; i < scenario.topology.datacenters.size(); ++i) {
+        const Datacenter& dc = scenario.topology.datacenters[i];
+        const std::int64_t replicas = capacityOf(scenario, capacityGpus, i) / perReplica;
         if (replicas < 1)
             continue;
         PlacementShard shard;

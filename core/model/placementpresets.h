@@ -16,11 +16,21 @@ namespace archipelago::core {
 // (largest-remainder apportionment). The DP degree is the largest that fits every datacenter
 // it uses. Rank order and layers per stage are kept from the scenario.
 Placement ppAcrossDatacenters(const Scenario& scenario);
+// The same with datacenter i holding at most capacityGpus[i] GPUs (the topology's when the
+// vector is shorter) and the proportional split moved by `stageOffset`: the first datacenter
+// that takes stages takes that many more, the last that many fewer, so every boundary moves by
+// `stageOffset` stages (an uneven split for unequal datacenters or a slow DCI). No shard when
+// a datacenter would be left with no stage (or fewer than none).
+Placement ppAcrossDatacentersWithin(const Scenario& scenario,
+                                    const std::vector<std::int64_t>& capacityGpus, int stageOffset);
 
 // DP crosses the boundaries: one shard per datacenter with every stage at home, as many
 // data-parallel replicas as the datacenter holds (GPUs / (tp * cp * pp)). Datacenters too small
 // for one replica are left out. Rank order and layers per stage are kept from the scenario.
 Placement dpAcrossDatacenters(const Scenario& scenario);
+// The same with datacenter i holding at most capacityGpus[i] GPUs.
+Placement dpAcrossDatacentersWithin(const Scenario& scenario,
+                                    const std::vector<std::int64_t>& capacityGpus);
 
 // The global batch moved to the multiple of micro_batch * dp nearest to it (ties up, at least
 // one), so that a change of the data-parallel degree keeps the batch divisible (Megatron-LM

@@ -232,7 +232,9 @@ void checkGpuAccounting(const Scenario& s, const PlacementResult& placement, Sha
     const Parallelism& p = s.parallelism;
     const std::int64_t total = totalGpus(t);
     const auto product = checkedProduct(p.tp, p.cp, p.pp, placement.dp);
-    if (!product || *product != total)
+    // More GPUs placed than the topology holds is an error; fewer is legal (spare GPUs, which
+    // the explorer's DP dimension uses), with a warning per datacenter below.
+    if (!product || *product > total)
         out.error(kDivide, "/parallelism",
                   "tp * cp * pp * dp = " + str(p.tp) + " * " + str(p.cp) + " * " + str(p.pp) +
                       " * " + str(placement.dp) +
@@ -240,12 +242,16 @@ void checkGpuAccounting(const Scenario& s, const PlacementResult& placement, Sha
                       ", but the topology holds " + str(total) + " GPUs");
     for (std::size_t i = 0; i < t.datacenters.size(); ++i) {
         const std::int64_t gpus = gpusInDatacenter(t.datacenters[i]);
-        if (placement.placed[i] != gpus)
-            out.error(kInvalid, "/topology/datacenters/" + std::to_string(i),
+        const std::string ptr = "/topology/datacenters/" + std::to_string(i);
+        if (placement.placed[i] > gpus)
+            out.error(kInvalid, ptr,
                       "datacenter " + describeDatacenter(t.datacenters[i]) + " holds " + str(gpus) +
                           " GPUs, but the placement puts " + str(placement.placed[i]) +
                           " there (tp * cp * dp_replicas per entry of a shard's "
                           "stage_datacenters)");
+        else if (placement.placed[i] < gpus)
+            out.warning(ptr,
+                        warningText(spareGpusWarning(t.datacenters[i], gpus, placement.placed[i])));
     }
 }
 
@@ -449,6 +455,16 @@ void checkConnectivity(const Topology& t, ShapeFindings& out)
 }
 
 } // namespace
+
+Warning spareGpusWarning(const Datacenter& dc, std::int64_t heldGpus, std::int64_t placedGpus)
+{
+    return Warning{WarningCode::SpareGpus}
+        .name("datacenter", dc.name)
+        .count("datacenter_id", dc.id)
+        .count("held_gpus", heldGpus)
+        .count("placed_gpus", placedGpus)
+        .count("spare_gpus", heldGpus - placedGpus);
+}
 
 WarningCode warningCode(ShapeCategory category)
 {

@@ -40,6 +40,10 @@ enum class ShapeCategory
 
 WarningCode warningCode(ShapeCategory category);
 
+// The spare-gpus warning: a placement that leaves GPUs of `dc` idle (legal: the explorer's DP
+// dimension may use fewer GPUs than the topology holds; docs/explore.md).
+Warning spareGpusWarning(const Datacenter& dc, std::int64_t heldGpus, std::int64_t placedGpus);
+
 struct ShapeFinding
 {
     ShapeCategory category = ShapeCategory::Invalid;

@@ -176,6 +176,9 @@ constexpr std::array kTemplates{
              "the amplifier count of {link} is out of range: {distance_km:g} km with an "
              "amplifier every {spacing_km:g} km; check amplifier_spacing_km of line system "
              "{line_system}"},
+    Template{WarningCode::SpareGpus, WarningForm::Default,
+             "{datacenter} holds {held_gpus} GPUs, but the placement puts {placed_gpus} there: "
+             "{spare_gpus} stay idle"},
 };
 
 // Past this magnitude a fixed-point figure would run to many digits: three significant
