@@ -17,6 +17,7 @@ packages=(
   libboost-graph-dev nlohmann-json3-dev libtbb-dev
   libbenchmark-dev
   fonts-dejavu-core
+  slurm-wlm munge # tests/slurm: a sharded sweep on a single-node Slurm started by the test
 )
 
 install_missing() {

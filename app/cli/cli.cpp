@@ -16,7 +16,11 @@ std::string usage()
            "  evaluate SCENARIO.json [--json]     the Evaluation, as a table or as JSON\n"
            "  validate RUNS.json [--json]         predicted vs measured for published runs\n"
            "  sweep SCENARIO.json [--space SPACE.json] [--json] [--top N] [--threads K]\n"
-           "        [-o OUT.json]                 search the design space around a scenario\n"
+           "        [--shard I/N | auto | auto/N] [-o OUT.json]\n"
+           "                                      search the design space around a scenario,\n"
+           "                                      or one shard of it (points I modulo N)\n"
+           "  merge OUT1.json OUT2.json ... [--json] [--top N] [-o OUT.json]\n"
+           "                                      merge the shards' outputs of sweep -o\n"
            "\n"
            "Options:\n"
            "  -h, --help                          show this help and exit\n"
@@ -49,6 +53,8 @@ int run(const std::vector<std::string>& args, std::ostream& out, std::ostream& e
         return runValidate(rest, out, err);
     if (command == "sweep")
         return runSweep(rest, out, err);
+    if (command == "merge")
+        return runMerge(rest, out, err);
     err << "archipelago-cli: unknown command '" << command << "'\n\n" << usage();
     return kExitUsage;
 }

@@ -21,6 +21,7 @@ int runCheck(const std::vector<std::string>& args, std::ostream& out, std::ostre
 int runEvaluate(const std::vector<std::string>& args, std::ostream& out, std::ostream& err);
 int runValidate(const std::vector<std::string>& args, std::ostream& out, std::ostream& err);
 int runSweep(const std::vector<std::string>& args, std::ostream& out, std::ostream& err);
+int runMerge(const std::vector<std::string>& args, std::ostream& out, std::ostream& err);
 
 std::string usage();
 

@@ -1,0 +1,93 @@
+// archipelago-cli merge OUT1.json OUT2.json ... [--json] [--top N] [-o OUT.json]: the shards'
+// outputs of `sweep --shard I/N` merged into the unsharded sweep's result, in the same JSON
+// format (explore/sweepmerge.h). Exit codes: 0 success, 1 invalid input (a file that is not a
+// shard's output, shards of different sweeps, a shard missing or given twice), 2 usage error.
+#include "cli.h"
+
+#include "explore/sweepmerge.h"
+#include "sweeptext.h"
+
+#include <nlohmann/json.hpp>
+
+#include <charconv>
+#include <optional>
+#include <ostream>
+
+namespace archipelago::cli {
+
+int runMerge(const std::vector<std::string>& args, std::ostream& out, std::ostream& err)
+{
+    static const char* kUsage =
+        "Usage: archipelago-cli merge OUT1.json OUT2.json ... [--json] [--top N] [-o OUT.json]\n";
+    bool asJson = false;
+    std::string outFile;
+    std::optional<int> top;
+    std::vector<std::string> files;
+    const auto usageError = [&](const std::string& message) {
+        err << "archipelago-cli merge: " << core::displayText(message) << '\n' << kUsage;
+        return kExitUsage;
+    };
+    for (std::size_t i = 0; i < args.size(); ++i) {
+        const std::string& a = args[i];
+        if (a == "--json") {
+            asJson = true;
+        } else if (a == "-h" || a == "--help") {
+            out << kUsage;
+            return kExitOk;
+        } else if (a == "-o" || a == "--top") {
+            if (i + 1 >= args.size())
+                return usageError(a + " needs a value");
+            const std::string& v = args[++i];
+            if (a == "-o") {
+                outFile = v;
+                continue;
+            }
+            int n = 0;
+            const auto [end, ec] = std::from_chars(v.data(), v.data() + v.size(), n);
+            if (ec != std::errc() || end != v.data() + v.size() || n < 0 || n > 10000)
+                return usageError("--top expects an integer in 0..10000, got '" + v + "'");
+            top = n;
+        } else if (a.starts_with("-")) {
+            return usageError("unknown option '" + a + "'");
+        } else {
+            files.push_back(a);
+        }
+    }
+    if (files.empty())
+        return usageError("no shard outputs given");
+
+    std::vector<core::SweepShardJson> shards;
+    bool readable = true;
+    for (const std::string& file : files) {
+        core::DiagnosticSink sink(file);
+        std::optional<nlohmann::json> json = core::readSweepJson(file, sink);
+        for (const core::Diagnostic& d : sink.takeErrors())
+            err << d.toString() << '\n';
+        if (json)
+            shards.push_back({file, std::move(*json)});
+        else
+            readable = false;
+    }
+    if (!readable)
+        return kExitInvalidInput;
+    const core::SweepMergeResult merged = core::mergeSweepShards(shards, top);
+    if (!merged.merged) {
+        for (const core::Diagnostic& d : merged.errors)
+            err << d.toString() << '\n';
+        return kExitInvalidInput;
+    }
+    const std::string text =
+        merged.merged->dump(2, ' ', false, nlohmann::json::error_handler_t::replace);
+    if (!outFile.empty() && !writeOutputFile(outFile, text, "merge", err))
+        return kExitInvalidInput;
+    if (asJson)
+        out << text << '\n';
+    else
+        printSweepText(*merged.merged,
+                       "merged from " + std::to_string(merged.shardCount) + " shard" +
+                           (merged.shardCount == 1 ? "" : "s"),
+                       std::nullopt, out);
+    return kExitOk;
+}
+
+} // namespace archipelago::cli
