@@ -635,6 +635,56 @@ private slots:
         QCOMPARE(sweepResultToJson("f", a).dump(), sweepResultToJson("f", b).dump());
     }
 
+    // The scale-across comparison (README, scripts/scale_across.py): a production-style
+    // baseline (Megatron's rank order, DP across the buildings, 1F1B, the transport as given),
+    // the best of one dimension at a time, and the joint search. The joint space holds every
+    // single-dimension space, so its best is at least as fast as each; each holds the baseline.
+    void jointSearchIsAtLeastEverySingleDimension()
+    {
+        Scenario two = loadPreset(presetPath("llama3-405b-two-buildings.json"));
+        for (DciLink& link : two.topology.links)
+            link.distanceKm = 500.0; // where placement and transport both matter
+        const Catalog catalog = effectiveCatalog(two);
+        SearchSpace baseline = pinnedSpace(two);
+        baseline.rankOrders = {kMegatronRankOrder};
+        baseline.boundaries = {PlacementBoundary::Dp};
+        baseline.stageSplits = {0};
+        baseline.schedules = {ScheduleKind::OneFOneB};
+        baseline.virtualStages = {1};
+        baseline.extraInFlightAtDci = {0};
+        baseline.dciTransports = {std::nullopt};
+        SearchSpace placement = baseline;
+        placement.boundaries = {PlacementBoundary::Dp, PlacementBoundary::Pp};
+        placement.stageSplits = {0, -1, 1};
+        placement.rankOrders = {kMegatronRankOrder, *rankOrderFromString("tp-cp-ep-pp-dp")};
+        SearchSpace schedule = baseline;
+        schedule.schedules = {ScheduleKind::OneFOneB, ScheduleKind::Interleaved1F1B,
+                              ScheduleKind::ZeroBubbleH1};
+        schedule.virtualStages = {1, 2, 4};
+        SearchSpace transport = baseline;
+        transport.dciTransports = {std::nullopt, DciTransport::LossyIp, DciTransport::RocePfc};
+        SearchSpace joint = placement;
+        joint.schedules = schedule.schedules;
+        joint.virtualStages = schedule.virtualStages;
+        joint.dciTransports = transport.dciTransports;
+        SweepOptions options;
+        options.top = 1;
+        const auto best = [&](const SearchSpace& space) {
+            const SweepResult r = runSweep(two, catalog, space, options);
+            return r.top.empty() ? std::numeric_limits<double>::infinity()
+                                 : r.top.front().evaluation.iterationTimeS;
+        };
+        const double baselineS = best(baseline);
+        QVERIFY(std::isfinite(baselineS));
+        const double jointS = best(joint);
+        for (const SearchSpace* single : {&placement, &schedule, &transport}) {
+            const double singleS = best(*single);
+            QVERIFY(singleS <= baselineS);
+            QVERIFY(jointS <= singleS);
+        }
+        QVERIFY(jointS < baselineS);
+    }
+
     void cliWritesJsonAndRefusesBadOptions()
     {
         QTemporaryDir dir;

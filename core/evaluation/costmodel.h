@@ -7,6 +7,7 @@
 #include "model/evaluation.h"
 #include "model/scenario.h"
 
+#include <functional>
 #include <memory>
 
 namespace archipelago::core {
@@ -30,6 +31,10 @@ struct EvaluateOptions
     // fitsInMemory false and the memory figures, nothing else). Only without warnings (their
     // order would change); every figure of a point that fits is the same.
     bool stopIfOutOfMemory = false;
+    // With stopIfOutOfMemory: asked after the memory pass of a point that fits, with the
+    // Evaluation so far (placement and memory figures); false stops there too. The explorer's
+    // bound filter decides with the exact memory peak (explore/lowerbound.h).
+    std::function<bool(const Evaluation&)> continueAfterMemory;
 };
 
 // Work that depends only on the topology (routes, fabric sizing, the bill of materials),

@@ -19,9 +19,6 @@ namespace archipelago::core {
 
 namespace {
 
-// Pipeline cells (p * v * m) one point may simulate, as the validation knob search
-// (validation/runvalidation.cpp, kMaxSearchCells).
-constexpr std::int64_t kMaxCells = std::int64_t{1} << 18;
 
 // What the search ranks on: iteration time, memory and the DCI traffic; capex and power come
 // from the topology variant, made once per variant (explore/pointplacement.h).
@@ -281,7 +278,7 @@ public:
         const int v = traits.interleaved ? p.virtualStages : 1;
         if (v > 1 && m % p.pp != 0)
             return prune(PruneReason::Shape);
-        if (m * p.pp * std::max(v, chunksPerRank(p.schedule, v)) > kMaxCells)
+        if (m * p.pp * std::max(v, chunksPerRank(p.schedule, v)) > kMaxSweepCells)
             return prune(PruneReason::TooLarge);
         if (!worker.scratch)
             worker.scratch = m_base;
@@ -293,12 +290,22 @@ public:
         if (m_hbmGibMax > 0.0 && memoryLbGib > m_hbmGibMax)
             return prune(PruneReason::Memory);
         const double timeLbS = iterationTimeLowerBoundS(sc, m_catalog);
-        if (filter.prunable(PointBounds{timeLbS, timeToTrainS(sc.workload, timeLbS), memoryLbGib,
-                                        variant.networkCapexUsd,
-                                        totalCostUsd(sc, variant.networkCapexUsd)}))
+        PointBounds bounds{timeLbS, timeToTrainS(sc.workload, timeLbS), memoryLbGib,
+                           variant.networkCapexUsd, totalCostUsd(sc, variant.networkCapexUsd)};
+        if (filter.prunable(bounds))
             return prune(PruneReason::Bound);
+        // Again once the memory pass has the exact peak, before the costly pipeline passes.
+        bool bounded = false;
+        EvaluateOptions options = leanOptions();
+        options.continueAfterMemory = [&](const Evaluation& partial) {
+            bounds.memoryPeakGib = partial.memoryPeakGib;
+            bounded = filter.prunable(bounds);
+            return !bounded;
+        };
         out.point.point = p;
-        out.point.evaluation = evaluate(sc, m_catalog, leanOptions(), &worker.workspace);
+        out.point.evaluation = evaluate(sc, m_catalog, options, &worker.workspace);
+        if (bounded)
+            return prune(PruneReason::Bound);
         if (!out.point.evaluation.ok)
             out.kind = Outcome::Kind::Failed;
         else if (!out.point.evaluation.fitsInMemory)

@@ -43,6 +43,11 @@ struct SweepProgress
     std::uint64_t evaluated = 0;
 };
 
+// Pipeline cells (p * v * m) one point may simulate: 4x the largest published run's
+// (Narayanan et al. 2021's 1T: 64 stages * 2 chunks * 512 micro-batches), a bound for a hostile
+// space. A point beyond it is pruned `too-large`; the base is evaluated as given.
+inline constexpr std::int64_t kMaxSweepCells = std::int64_t{1} << 18;
+
 // What a top-N list ranks by (each list ties by iteration time, then by odometer index).
 enum class SweepObjective
 {

@@ -43,10 +43,8 @@ namespace {
 // before, and Megatron runs interleave at most 12 chunks per rank).
 constexpr std::size_t kMaxMicroBatchCandidates = kMaxValuesPerDimension;
 constexpr int kMaxVirtualStages = 16;
-// The engine's bound on the pipeline cells (p * v * m) of a point (explore/sweep.cpp): 4x the
-// largest published run's (Narayanan et al. 2021's 1T: 64 * 2 * 512). The engine evaluates
-// its base as given, so a run whose cheapest point is beyond the bound is not swept at all.
-constexpr std::int64_t kMaxSweepCells = std::int64_t{1} << 18;
+// The engine evaluates its base as given, whatever its pipeline cells (kMaxSweepCells,
+// explore/sweep.h): a run whose cheapest point is beyond the bound is not swept at all.
 // Within this, an alternative is reported as fast as the choice.
 constexpr double kTieRelative = 1e-3;
 
