@@ -6,7 +6,8 @@
 Tables: predicted vs measured iteration time on ../shared/validation/published-runs.json,
 ../shared/validation/published-runs-h100-megascale.json and tests/data/hopper-runs.json; each
 preset beside its paper's figure; GeoPipe's 1F1B vs DCI-aware pipeline against DCI latency and
-capacity;
+capacity; the explorer's default space on every preset; the scale-across comparison
+(scripts/scale_across.py);
 rail-only vs rail-optimized Clos network cost and iteration time at 8k, 16k, 32k and 128k GPUs, built from the preset pair presets/rail-*-32k.json by scaling
 the pod count, the DP degree and the global batch together (weak scaling: the same
 micro-batches per replica at every size).
@@ -19,6 +20,9 @@ import re
 import subprocess
 import sys
 import tempfile
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import scale_across  # noqa: E402  (the scale-across comparison, scripts/scale_across.py)
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
@@ -196,6 +200,23 @@ def geopipe_table(cli):
     return "\n".join(rows)
 
 
+def explore_table(cli):
+    rows = ["| preset | space (points) | evaluated | ranked | preset's time (s) | best (s) | "
+            "best vs preset | preset's rank |", "|---|---:|---:|---:|---:|---:|---:|---:|"]
+    for name in sorted(os.listdir(os.path.join(ROOT, "presets"))):
+        if not name.endswith(".json"):
+            continue
+        r = run_json(cli, "sweep", os.path.join(ROOT, "presets", name), "--top", "1")
+        c = r["counts"]
+        base_s = r["base"]["evaluation"]["iteration_time_s"]
+        best_s = r["top"][0]["evaluation"]["iteration_time_s"] if r["top"] else None
+        best = f"{best_s:.3f}" if best_s else "none fits"
+        ratio = f"{best_s / base_s:.3f}x" if best_s else ""
+        rows.append(f"| {name[:-5]} | {c['space_points']:,} | {c['evaluated']:,} | "
+                    f"{c['feasible']:,} | {base_s:.3f} | {best} | {ratio} | {r['base_rank']} |")
+    return "\n".join(rows)
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--cli", default=os.path.join(ROOT, "build/release/app/archipelago-cli"))
@@ -213,6 +234,8 @@ def main():
         "rail-only": rail_table(args.cli),
         "presets": presets_table(args.cli),
         "geopipe": geopipe_table(args.cli),
+        "explore": explore_table(args.cli),
+        "scale-across": scale_across.table(args.cli),
     }
     if not args.write:
         for name, table in tables.items():
