@@ -375,8 +375,11 @@ private slots:
             else if (k == "considered")
                 edited["counts"]["considered"] = 1;
             else if (k == "foreign point")
+                // Shard 0 of 2 holds the even indices: the next one is shard 1's.
                 edited["fronts"]["iteration_time_vs_memory_peak"][0]["index"] =
-                    s1["top"][0]["index"];
+                    edited["fronts"]["iteration_time_vs_memory_peak"][0]["index"]
+                        .get<std::uint64_t>() +
+                    1;
             else if (k == "unknown front")
                 edited["fronts"]["iteration_time_vs_power"] = json::array();
             else if (k == "unknown objective")

@@ -154,6 +154,11 @@ public:
         m_spaceHasNoSequenceParallel =
             std::find(space.sequenceParallel.begin(), space.sequenceParallel.end(), false) !=
             space.sequenceParallel.end();
+        m_spaceHasPlainOptimizer =
+            std::find(space.distributedOptimizer.begin(), space.distributedOptimizer.end(),
+                      false) != space.distributedOptimizer.end();
+        m_spaceHasZeroOne =
+            std::find(space.zeroStage.begin(), space.zeroStage.end(), 1) != space.zeroStage.end();
         const int batch = base.workload.globalBatch;
         m_batchFixed =
             space.globalBatch.minSequences == batch && space.globalBatch.maxSequences == batch;
@@ -255,6 +260,12 @@ public:
         // the space.
         if (p.tp == 1 && p.sequenceParallel && m_spaceHasNoSequenceParallel)
             return prune(PruneReason::Redundant);
+        // Megatron's distributed optimizer shards the optimizer states as ZeRO-1 does: the
+        // model runs max(zero_stage, 1) (compute/memorymodel.cpp, evaluation/datacost.cpp), so
+        // with ZeRO >= 1 it repeats the point without it, and at ZeRO 0 it repeats ZeRO 1.
+        if (p.distributedOptimizer && m_spaceHasPlainOptimizer &&
+            (p.zeroStage >= 1 || m_spaceHasZeroOne))
+            return prune(PruneReason::Redundant);
         if (p.extraInFlightAtDci > 0 &&
             (!traits.extraInFlightApplies || !shape.pipelineCrossesDatacenter))
             return prune(PruneReason::Redundant);
@@ -337,6 +348,8 @@ private:
     std::vector<TopologyVariant> m_topologies;
     int m_minVirtualStages = 1;
     bool m_spaceHasNoSequenceParallel = false;
+    bool m_spaceHasPlainOptimizer = false; // `false` among distributed_optimizer's values
+    bool m_spaceHasZeroOne = false;        // 1 among zero_stage's values
     bool m_batchFixed = true;
     double m_hbmGibMax = 0.0;
 };
