@@ -14,7 +14,10 @@
 #include "io/scenarioio.h"
 
 #include <benchmark/benchmark.h>
+#include <tbb/enumerable_thread_specific.h>
+#include <tbb/parallel_for.h>
 
+#include <chrono>
 #include <cstdlib>
 #include <string>
 

@@ -313,11 +313,13 @@ std::optional<Shard> readShard(const SweepShardJson& source, std::vector<Diagnos
         for (std::size_t f = 0; f < kFrontSpecs.size(); ++f)
             readPoints(r, s, *fronts, "/fronts", kFrontSpecs[f].name, s.fronts[f]);
         // A front this merge would copy from one shard instead of merging.
-        for (const auto& [name, front] : fronts->items())
+        for (const auto& item : fronts->items()) {
+            const std::string& name = item.key(); // a plain name: clang captures no bindings
             if (std::none_of(kFrontSpecs.begin(), kFrontSpecs.end(),
                              [&](const FrontSpec& f) { return name == f.name; }))
                 r.error(childPointer("/fronts", name),
                         "a front this program cannot merge (written by another version?)");
+        }
     }
     if (errors.size() != errorsBefore)
         return std::nullopt;
