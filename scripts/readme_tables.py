@@ -206,7 +206,7 @@ def explore_table(cli):
     for name in sorted(os.listdir(os.path.join(ROOT, "presets"))):
         if not name.endswith(".json"):
             continue
-        r = run_json(cli, "sweep", os.path.join(ROOT, "presets", name), "--top", "1")
+        r = run_json(cli, "sweep", os.path.join(ROOT, "presets", name))
         c = r["counts"]
         base_s = r["base"]["evaluation"]["iteration_time_s"]
         best_s = r["top"][0]["evaluation"]["iteration_time_s"] if r["top"] else None
