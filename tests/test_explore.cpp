@@ -419,6 +419,178 @@ private slots:
                      err.c_str());
     }
 
+    // The per-datacenter forms of `fabric` and `stage_split`: a wrong length or a bad entry is
+    // an error naming its pointer and the form expected.
+    void malformedPerDatacenterValueIsAnError_data()
+    {
+        QTest::addColumn<QString>("preset");
+        QTest::addColumn<QString>("text");
+        QTest::addColumn<QString>("pointer");
+        QTest::addColumn<QString>("message");
+        const QString two = "llama3-405b-two-buildings.json";
+        const QString three = "scale-across-100k-3-regions.json";
+        const QString one = "gpt3-175b-1024-a100.json";
+        QTest::newRow("fabric per datacenter, length")
+            << two << R"({"fabric": ["base", ["clos"]]})"
+            << "/fabric/1"
+            << "expected one of clos, rail-optimized, rail-only, base, or an array of 2 of them "
+               "(one per datacenter), got an array of 1 value";
+        QTest::newRow("fabric per datacenter, entry")
+            << two << R"({"fabric": [["clos", "torus"]]})"
+            << "/fabric/0/1"
+            << "expected one of clos, rail-optimized, rail-only, base, got \"torus\"";
+        QTest::newRow("fabric, type") << two << R"({"fabric": [7]})"
+                                      << "/fabric/0"
+                                      << "or an array of 2 of them (one per datacenter), got 7";
+        QTest::newRow("fabric per datacenter, empty") << two << R"({"fabric": [[]]})"
+                                                      << "/fabric/0"
+                                                      << "or an array of 2 of them";
+        QTest::newRow("stage split per boundary, length")
+            << three << R"({"stage_split": [0, [1, -1, 0]]})"
+            << "/stage_split/1"
+            << "expected an integer in -64..64 or an array of 2 of them (one per boundary "
+               "between datacenters), got an array of 3 values";
+        QTest::newRow("stage split per boundary, entry")
+            << three << R"({"stage_split": [[1, 100]]})"
+            << "/stage_split/0/1"
+            << "expected an integer in -64..64, got 100";
+        QTest::newRow("stage split per boundary, type") << three << R"({"stage_split": [[1, "x"]]})"
+                                                        << "/stage_split/0/1"
+                                                        << "expected an integer in -64..64";
+        QTest::newRow("stage split per boundary, one datacenter")
+            << one << R"({"stage_split": [[1]]})"
+            << "/stage_split/0"
+            << "expected an integer in -64..64, got an array of 1 value";
+    }
+
+    void malformedPerDatacenterValueIsAnError()
+    {
+        QFETCH(QString, preset);
+        QFETCH(QString, text);
+        QFETCH(QString, pointer);
+        QFETCH(QString, message);
+        QTemporaryDir dir;
+        const std::string space = dir.filePath("space.json").toStdString();
+        std::ofstream(space) << text.toStdString();
+        std::string out, err;
+        const int code =
+            runCli({"sweep", presetPath(preset.toStdString().c_str()), "--space", space}, out, err);
+        QCOMPARE(code, cli::kExitInvalidInput);
+        QVERIFY2(err.find(space) != std::string::npos, err.c_str());
+        QVERIFY2(err.find(pointer.toStdString() + ": ") != std::string::npos, err.c_str());
+        QVERIFY2(err.find(message.toStdString()) != std::string::npos, err.c_str());
+    }
+
+    // The file's per-datacenter forms become the space's values; an array of one kind is that
+    // kind (so a duplicate of the plain form is dropped).
+    void perDatacenterFormsAreRead()
+    {
+        const Scenario three = loadPreset(presetPath("scale-across-100k-3-regions.json"));
+        DiagnosticSink sink("space.json");
+        const std::optional<SearchSpace> s = parseSearchSpace(
+            R"({"fabric": ["clos", ["base", "rail-only", "clos"], ["clos", "clos", "clos"]],
+                "stage_split": [0, [1, -2], 0]})",
+            three, sink);
+        QVERIFY(s);
+        QCOMPARE(s->fabrics.size(), std::size_t{2});
+        QCOMPARE(s->fabrics[0], FabricChoice(FabricKind::Clos));
+        QCOMPARE(s->fabrics[1], FabricChoice(std::vector<std::optional<FabricKind>>{
+                                    std::nullopt, FabricKind::RailOnly, FabricKind::Clos}));
+        QCOMPARE(s->stageSplits.size(), std::size_t{2});
+        QCOMPARE(s->stageSplits[1], StageSplit(std::vector<int>{1, -2}));
+        // The JSON of a point prints the same forms.
+        DesignPoint p;
+        p.fabric = s->fabrics[1];
+        p.stageSplit = s->stageSplits[1];
+        const nlohmann::json j = designPointToJson(p);
+        QCOMPARE(j["fabric"], nlohmann::json::parse(R"(["base", "rail-only", "clos"])"));
+        QCOMPARE(j["stage_split"], nlohmann::json::parse("[1, -2]"));
+        p.fabric = FabricKind::RailOnly;
+        p.stageSplit = -1;
+        QCOMPARE(designPointToJson(p)["fabric"], nlohmann::json("rail-only"));
+        QCOMPARE(designPointToJson(p)["stage_split"], nlohmann::json(-1));
+    }
+
+    // A rail-only fabric in one building beside the other's Clos reaches the evaluated
+    // scenario, and its bill of materials is its own: between the two uniform variants'.
+    void perDatacenterFabricReachesTheScenario()
+    {
+        const Scenario base = loadPreset(presetPath("llama3-405b-two-buildings.json"));
+        const Catalog catalog = effectiveCatalog(base);
+        SearchSpace space = pinnedSpace(base);
+        const FabricChoice mixed(
+            std::vector<std::optional<FabricKind>>{std::nullopt, FabricKind::RailOnly});
+        space.fabrics = {std::nullopt, FabricKind::RailOnly, mixed};
+        SweepOptions options;
+        options.top = 10;
+        const SweepResult r = runSweep(base, catalog, space, options);
+        QVERIFY(r.ok);
+        checkCountsAddUp(r.counts);
+        QCOMPARE(r.counts.feasible, std::uint64_t{3});
+        std::map<std::string, const SweepPoint*> byFabric;
+        for (const SweepPoint& p : r.top)
+            byFabric[designPointToJson(p.point)["fabric"].dump()] = &p;
+        QCOMPARE(byFabric.size(), std::size_t{3});
+        const SweepPoint* clos = byFabric[R"("base")"];
+        const SweepPoint* railOnly = byFabric[R"("rail-only")"];
+        const SweepPoint* both = byFabric[R"(["base","rail-only"])"];
+        QVERIFY(clos && railOnly && both);
+        const Scenario sc = applyPoint(base, both->point, both->placement);
+        QCOMPARE(sc.topology.datacenters[0].fabric.kind, FabricKind::Clos);
+        QCOMPARE(sc.topology.datacenters[1].fabric.kind, FabricKind::RailOnly);
+        QVERIFY(both->networkCapexUsd != clos->networkCapexUsd);
+        QVERIFY(both->networkCapexUsd != railOnly->networkCapexUsd);
+        QVERIFY(std::min(clos->networkCapexUsd, railOnly->networkCapexUsd) < both->networkCapexUsd);
+        QVERIFY(both->networkCapexUsd < std::max(clos->networkCapexUsd, railOnly->networkCapexUsd));
+        // The same figure as a full evaluation of the point's scenario.
+        QCOMPARE(evaluate(sc).networkCapexUsd, both->networkCapexUsd);
+        QVERIFY(describeSweepPoint(*both).find("fabric base/rail-only") != std::string::npos);
+    }
+
+    // On three datacenters each boundary moves on its own. With the middle one capped at
+    // 20,000 of its 32,768 GPUs, 16 stages split 6/4/6 in proportion; [1, -2] moves the first
+    // boundary one stage right and the second two left: 7/1/8. The GPUs placed stay within the
+    // cap; a split that empties a datacenter is pruned (placement).
+    void perBoundaryStageSplitReachesThePlacement()
+    {
+        const Scenario base = loadPreset(presetPath("scale-across-100k-3-regions.json"));
+        const Catalog catalog = effectiveCatalog(base);
+        QCOMPARE(base.topology.datacenters.size(), std::size_t{3});
+        QCOMPARE(base.parallelism.pp, 16);
+        SearchSpace space = pinnedSpace(base);
+        space.virtualStages = {1};
+        space.schedules = {ScheduleKind::OneFOneB};
+        space.boundaries = {PlacementBoundary::Pp};
+        space.stageSplits = {0, StageSplit(std::vector<int>{1, -2}),
+                             StageSplit(std::vector<int>{-6, 0}),
+                             StageSplit(std::vector<int>{2, 2})};
+        space.maxGpusPerDatacenter = {std::int64_t{1} << 40, 20000, std::int64_t{1} << 40};
+        space.globalBatch = {1, 1 << 20};
+        SweepOptions options;
+        options.top = 10;
+        const SweepResult r = runSweep(base, catalog, space, options);
+        QVERIFY(r.ok);
+        checkCountsAddUp(r.counts);
+        QCOMPARE(prunedBy(r, PruneReason::Placement), std::uint64_t{1}); // {-6, 0}: 0/10/6
+        QCOMPARE(r.counts.evaluated, std::uint64_t{3});
+        std::map<std::string, std::vector<std::ptrdiff_t>> stagesBySplit;
+        for (const SweepPoint& p : r.top) {
+            const std::vector<Id>& stages = p.placement.shards.front().stageDatacenters;
+            std::vector<std::ptrdiff_t> counts;
+            for (const Datacenter& dc : base.topology.datacenters)
+                counts.push_back(std::count(stages.begin(), stages.end(), dc.id));
+            stagesBySplit[designPointToJson(p.point)["stage_split"].dump()] = counts;
+            const Scenario sc = applyPoint(base, p.point, p.placement);
+            QCOMPARE(sc.placement, p.placement);
+            const std::vector<std::int64_t> placed = placedGpusPerDatacenter(sc);
+            QVERIFY(placed[1] <= 20000);
+        }
+        using Counts = std::vector<std::ptrdiff_t>;
+        QCOMPARE(stagesBySplit["0"], (Counts{6, 4, 6}));
+        QCOMPARE(stagesBySplit["[1,-2]"], (Counts{7, 1, 8}));
+        QCOMPARE(stagesBySplit["[2,2]"], (Counts{8, 4, 4}));
+    }
+
     void eachDimensionReachesTheEvaluatedScenario()
     {
         const Scenario base = loadPreset(presetPath("llama3-405b-two-buildings.json"));
@@ -446,7 +618,7 @@ private slots:
             QCOMPARE(link.transport, d.dciTransport.value_or(base.topology.links[0].transport));
             QCOMPARE(link.wavelengths, d.wavelengths > 0 ? d.wavelengths : 64);
             for (const Datacenter& dc : sc.topology.datacenters)
-                QCOMPARE(dc.fabric.kind, d.fabric.value_or(FabricKind::Clos));
+                QCOMPARE(dc.fabric.kind, d.fabric.all.value_or(FabricKind::Clos));
             const int batch = sc.workload.globalBatch;
             QVERIFY(batch >= 1024 && batch <= 4096);
             QCOMPARE(batch % (d.microBatch * p.dataParallel), std::int64_t{0});
@@ -458,7 +630,7 @@ private slots:
             seen.insert("dp " + std::to_string(d.dataParallel));
             seen.insert(std::string("dci ") + (d.dciTransport ? toString(*d.dciTransport) : "-"));
             seen.insert("wavelengths " + std::to_string(d.wavelengths));
-            seen.insert(std::string("fabric ") + (d.fabric ? toString(*d.fabric) : "-"));
+            seen.insert(std::string("fabric ") + (d.fabric.all ? toString(*d.fabric.all) : "-"));
         }
         // Every value of every dimension reaches a ranked point.
         std::string values;
@@ -504,7 +676,7 @@ private slots:
         for (const SweepPoint& p : r.top) {
             const std::vector<Id>& stages = p.placement.shards.front().stageDatacenters;
             const auto first = std::count(stages.begin(), stages.end(), Id{0});
-            QCOMPARE(first, std::ptrdiff_t{8 + p.point.stageSplit});
+            QCOMPARE(first, std::ptrdiff_t{8 + p.point.stageSplit.offset});
             // The datacenter with more stages holds fewer replicas of them: 8,192 GPUs each.
             const auto most = std::max<std::ptrdiff_t>(first, 16 - first);
             QCOMPARE(p.dataParallel, std::int64_t{8192 / (8 * most)});

@@ -16,14 +16,14 @@ struct DesignPoint
     // The topology variant: nullopt / 0 keep the base's.
     std::optional<DciTransport> dciTransport;
     int wavelengths = 0;
-    std::optional<FabricKind> fabric;
+    FabricChoice fabric;
     // The placement.
     int tp = 1;
     int cp = 1;
     int pp = 1;
     int ep = 1;
     PlacementBoundary boundary = PlacementBoundary::Base;
-    int stageSplit = 0;
+    StageSplit stageSplit;
     RankOrder rankOrder = kMegatronRankOrder;
     int dataParallel = 0; // the requested DP; 0: the largest that fits
     // The rest.

@@ -118,7 +118,9 @@ PointPlacement makePointPlacement(const Scenario& base, const Catalog& catalog,
         break;
     }
     case PlacementBoundary::Pp:
-        placement = ppAcrossDatacentersWithin(edited, caps, p.stageSplit);
+        placement = p.stageSplit.isUniform()
+                        ? ppAcrossDatacentersWithin(edited, caps, p.stageSplit.offset)
+                        : ppAcrossDatacentersWithin(edited, caps, p.stageSplit.perBoundary);
         break;
     case PlacementBoundary::Dp:
         placement = dpAcrossDatacentersWithin(edited, caps);

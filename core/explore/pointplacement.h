@@ -46,8 +46,8 @@ struct PointPlacement
 // The placement of `point`'s placement dimensions (its other knobs are ignored):
 //  - boundary Base: the base's placement, with the point's rank order, re-made for the shape by
 //    core::repairPlacement (refused when the repair had to move the batch and `batchFixed`);
-//  - Pp / Dp: core::ppAcrossDatacenters (with the stage split) / dpAcrossDatacenters, within
-//    the datacenter caps;
+//  - Pp / Dp: core::ppAcrossDatacentersWithin (with the stage split: one offset for every
+//    boundary, or one per boundary) / dpAcrossDatacentersWithin, within the datacenter caps;
 // then the DP degree cut to the point's (replicas taken from the shards in proportion), and the
 // result checked as a scenario (core::checkScenario, the batch fitted to DP).
 PointPlacement makePointPlacement(const Scenario& base, const Catalog& catalog,

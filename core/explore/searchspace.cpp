@@ -110,15 +110,15 @@ std::vector<bool> defaultSequenceParallel(const Scenario& base, const std::vecto
     return values;
 }
 
-std::vector<int> defaultStageSplits(const Scenario& base,
-                                    const std::vector<PlacementBoundary>& boundaries)
+std::vector<StageSplit> defaultStageSplits(const Scenario& base,
+                                           const std::vector<PlacementBoundary>& boundaries)
 {
     // The proportional split, and the boundary one stage either way (unequal datacenters,
     // a slower DCI: moving a stage can balance the pipeline).
     const bool ppAcross =
         base.topology.datacenters.size() > 1 &&
         std::find(boundaries.begin(), boundaries.end(), PlacementBoundary::Pp) != boundaries.end();
-    return ppAcross ? std::vector<int>{0, -1, 1} : std::vector<int>{0};
+    return ppAcross ? std::vector<StageSplit>{0, -1, 1} : std::vector<StageSplit>{0};
 }
 
 SearchSpace defaultSearchSpace(const Scenario& base)
@@ -220,14 +220,15 @@ std::uint64_t spaceTopologies(const SearchSpace& s)
 
 void applyTopologyVariant(Topology& topology, const Topology& base,
                           std::optional<DciTransport> transport, int wavelengths,
-                          std::optional<FabricKind> fabric)
+                          const FabricChoice& fabric)
 {
     for (std::size_t i = 0; i < topology.links.size() && i < base.links.size(); ++i) {
         topology.links[i].transport = transport.value_or(base.links[i].transport);
         topology.links[i].wavelengths = wavelengths > 0 ? wavelengths : base.links[i].wavelengths;
     }
     for (std::size_t i = 0; i < topology.datacenters.size() && i < base.datacenters.size(); ++i)
-        topology.datacenters[i].fabric.kind = fabric.value_or(base.datacenters[i].fabric.kind);
+        topology.datacenters[i].fabric.kind =
+            fabric.of(i).value_or(base.datacenters[i].fabric.kind);
 }
 
 } // namespace archipelago::core

@@ -7,6 +7,7 @@
 
 #include "model/scenario.h"
 
+#include <algorithm>
 #include <array>
 #include <cstdint>
 #include <optional>
@@ -34,6 +35,71 @@ std::string rankOrderToString(const RankOrder& order); // "tp-cp-ep-dp-pp"
 // Each of tp, cp, ep, dp, pp once, joined by '-'.
 std::optional<RankOrder> rankOrderFromString(const std::string& text);
 
+// A value of the fabric dimension: one kind for every datacenter (nullopt: each keeps its own),
+// or, when `perDatacenter` is non-empty, one per datacenter in topology order (nullopt: that
+// datacenter keeps its own), e.g. rail-only in a new building beside the old one's Clos.
+struct FabricChoice
+{
+    std::optional<FabricKind> all;
+    std::vector<std::optional<FabricKind>> perDatacenter;
+
+    // Implicit from the one-kind forms, so that `{std::nullopt, FabricKind::Clos}` lists them.
+    FabricChoice() = default;
+    FabricChoice(std::nullopt_t) {}
+    FabricChoice(FabricKind kind)
+        : all(kind)
+    {}
+    FabricChoice(std::optional<FabricKind> kind)
+        : all(kind)
+    {}
+    explicit FabricChoice(std::vector<std::optional<FabricKind>> kinds)
+        : perDatacenter(std::move(kinds))
+    {}
+    bool isUniform() const { return perDatacenter.empty(); }
+    // Datacenter i's kind (nullopt: its own).
+    std::optional<FabricKind> of(std::size_t i) const
+    {
+        return perDatacenter.empty() ? all
+                                     : (i < perDatacenter.size() ? perDatacenter[i] : std::nullopt);
+    }
+    // Every datacenter keeps its own.
+    bool isBase() const
+    {
+        return perDatacenter.empty() ? !all
+                                     : std::none_of(perDatacenter.begin(), perDatacenter.end(),
+                                                    [](const auto& k) { return k.has_value(); });
+    }
+    bool operator==(const FabricChoice&) const = default;
+};
+
+// A value of the stage split dimension (with PP across the datacenters), relative to the
+// proportional split: `offset` moves every boundary (the first datacenter takes that many more
+// stages, the last that many fewer), or, when `perBoundary` is non-empty, entry i moves the
+// boundary between datacenters i and i + 1 (datacenter j takes perBoundary[j] -
+// perBoundary[j - 1] more stages).
+struct StageSplit
+{
+    int offset = 0;
+    std::vector<int> perBoundary;
+
+    // Implicit from the one-offset form, so that `{0, -1, 1}` lists them.
+    StageSplit() = default;
+    StageSplit(int every)
+        : offset(every)
+    {}
+    explicit StageSplit(std::vector<int> offsets)
+        : perBoundary(std::move(offsets))
+    {}
+    bool isUniform() const { return perBoundary.empty(); }
+    // The proportional split itself.
+    bool isZero() const
+    {
+        return offset == 0 &&
+               std::all_of(perBoundary.begin(), perBoundary.end(), [](int o) { return o == 0; });
+    }
+    bool operator==(const StageSplit&) const = default;
+};
+
 // The global batch of a point: the multiple of micro_batch * dp nearest the base's inside
 // [minSequences, maxSequences] (docs/explore.md). min == max == the base's: the batch fixed.
 struct GlobalBatchRange
@@ -50,16 +116,15 @@ struct SearchSpace
     // datacenter's own value.
     std::vector<std::optional<DciTransport>> dciTransports;
     std::vector<int> wavelengths; // per DCI link; 0: each link's own
-    std::vector<std::optional<FabricKind>> fabrics;
+    std::vector<FabricChoice> fabrics;
     // The placement.
     std::vector<int> tp;
     std::vector<int> cp;
     std::vector<int> pp;
     std::vector<int> ep;
     std::vector<PlacementBoundary> boundaries;
-    // With PP across: the first datacenter's stage count minus its proportional share (the
-    // last datacenter takes the difference), so every boundary moves by that many stages.
-    std::vector<int> stageSplits;
+    // With PP across: how far the boundaries move from the proportional split.
+    std::vector<StageSplit> stageSplits;
     std::vector<RankOrder> rankOrders;
     std::vector<int> dataParallel; // 0: the largest DP that fits ("max")
     // The rest.
@@ -95,8 +160,8 @@ SearchSpace defaultSearchSpace(const Scenario& base);
 // The defaults that follow other dimensions, for a space file that sets those: sequence
 // parallelism follows TP, the stage split follows the boundaries.
 std::vector<bool> defaultSequenceParallel(const Scenario& base, const std::vector<int>& tp);
-std::vector<int> defaultStageSplits(const Scenario& base,
-                                    const std::vector<PlacementBoundary>& boundaries);
+std::vector<StageSplit> defaultStageSplits(const Scenario& base,
+                                           const std::vector<PlacementBoundary>& boundaries);
 
 // Points in the space (the product of the dimension sizes), capped at kMaxSpacePoints + 1.
 std::uint64_t spacePoints(const SearchSpace& space);
@@ -106,9 +171,9 @@ std::uint64_t spacePlacements(const SearchSpace& space);
 std::uint64_t spaceTopologies(const SearchSpace& space);
 
 // The topology of a variant: `base` with every DCI link's transport and wavelength count and
-// every datacenter's fabric kind set (nullopt / 0: kept).
+// each datacenter's fabric kind set (nullopt / 0: kept).
 void applyTopologyVariant(Topology& topology, const Topology& base,
                           std::optional<DciTransport> transport, int wavelengths,
-                          std::optional<FabricKind> fabric);
+                          const FabricChoice& fabric);
 
 } // namespace archipelago::core

@@ -120,6 +120,80 @@ bool intOrWord(const Json& v, const std::string& ptr, DiagnosticSink& sink, int&
     return false;
 }
 
+// A fabric value: one kind (or base) for every datacenter, or an array of one per datacenter.
+// An array whose entries are all the same is that one kind (so duplicates are dropped).
+bool fabricIn(const Json& v, const std::string& ptr, DiagnosticSink& sink, FabricChoice& out,
+              std::size_t datacenters)
+{
+    const std::string expected = "expected one of clos, rail-optimized, rail-only, base, or an "
+                                 "array of " +
+                                 std::to_string(datacenters) +
+                                 " of them (one per datacenter), got " + describeJson(v);
+    if (v.is_string()) {
+        const std::string text = v.get<std::string>();
+        const std::optional<FabricKind> kind = fabricKindFromString(text);
+        if (kind || text == spacekeys::kBase) {
+            out = FabricChoice(kind);
+            return true;
+        }
+    }
+    if (!v.is_array() || v.empty() || v.size() != datacenters) {
+        sink.error(ptr, expected);
+        return false;
+    }
+    std::vector<std::optional<FabricKind>> kinds;
+    bool ok = true;
+    for (std::size_t i = 0; i < v.size(); ++i) {
+        std::optional<FabricKind> kind;
+        ok = enumOrBase(v[i], childPointer(ptr, i), sink, kind, &fabricKindFromString,
+                        "clos, rail-optimized, rail-only") &&
+             ok;
+        kinds.push_back(kind);
+    }
+    if (!ok)
+        return false;
+    const bool same =
+        std::all_of(kinds.begin(), kinds.end(), [&](const auto& k) { return k == kinds.front(); });
+    out = same ? FabricChoice(kinds.front()) : FabricChoice(std::move(kinds));
+    return true;
+}
+
+// A stage split: one offset for every boundary, or an array of one per boundary (datacenters -
+// 1 entries, for two datacenters or more).
+bool stageSplitIn(const Json& v, const std::string& ptr, DiagnosticSink& sink, StageSplit& out,
+                  std::size_t datacenters)
+{
+    const std::string one =
+        "an integer in -" + std::to_string(kMaxStageSplit) + ".." + std::to_string(kMaxStageSplit);
+    const std::size_t boundaries = datacenters > 0 ? datacenters - 1 : 0;
+    int offset = 0;
+    if (!v.is_array() || boundaries == 0) {
+        if (intIn(v, ptr, sink, offset, -kMaxStageSplit, kMaxStageSplit, one.c_str())) {
+            out = StageSplit(offset);
+            return true;
+        }
+        return false;
+    }
+    if (v.size() != boundaries) {
+        sink.error(ptr, "expected " + one + " or an array of " + std::to_string(boundaries) +
+                            " of them (one per boundary between datacenters), got " +
+                            describeJson(v));
+        return false;
+    }
+    std::vector<int> offsets;
+    bool ok = true;
+    for (std::size_t i = 0; i < v.size(); ++i) {
+        ok = intIn(v[i], childPointer(ptr, i), sink, offset, -kMaxStageSplit, kMaxStageSplit,
+                   one.c_str()) &&
+             ok;
+        offsets.push_back(offset);
+    }
+    if (!ok)
+        return false;
+    out = StageSplit(std::move(offsets));
+    return true;
+}
+
 // max_gpus_per_datacenter: one positive integer for every datacenter, or one per datacenter.
 void readGpuCaps(ObjectReader& r, const Scenario& base, std::vector<std::int64_t>& out)
 {
@@ -219,9 +293,8 @@ std::optional<SearchSpace> parseSearchSpace(std::string_view text, const Scenari
                                       std::string(limits::kWavelengths.expected) + " or base");
                  });
         readList(r, spacekeys::kFabric, s.fabrics,
-                 [&](const Json& v, const std::string& p, std::optional<FabricKind>& out) {
-                     return enumOrBase(v, p, sink, out, &fabricKindFromString,
-                                       "clos, rail-optimized, rail-only");
+                 [&](const Json& v, const std::string& p, FabricChoice& out) {
+                     return fabricIn(v, p, sink, out, base.topology.datacenters.size());
                  });
         readList(r, spacekeys::kTp, s.tp, degree);
         readList(r, spacekeys::kCp, s.cp, degree);
@@ -235,9 +308,8 @@ std::optional<SearchSpace> parseSearchSpace(std::string_view text, const Scenari
         if (!r.find(spacekeys::kStageSplit, Need::Optional, "an array"))
             s.stageSplits = defaultStageSplits(base, s.boundaries);
         readList(r, spacekeys::kStageSplit, s.stageSplits,
-                 [&](const Json& v, const std::string& p, int& out) {
-                     return intIn(v, p, sink, out, -kMaxStageSplit, kMaxStageSplit,
-                                  "an integer in -64..64");
+                 [&](const Json& v, const std::string& p, StageSplit& out) {
+                     return stageSplitIn(v, p, sink, out, base.topology.datacenters.size());
                  });
         readList(r, spacekeys::kRankOrder, s.rankOrders,
                  [&](const Json& v, const std::string& p, RankOrder& out) {

@@ -24,6 +24,33 @@ nlohmann::json breakdownDelta(const Breakdown& a, const Breakdown& base)
             {kInterferenceS, a.interferenceS - base.interferenceS}};
 }
 
+// A fabric kind's name, or "base" (the datacenter keeps its own).
+std::string fabricName(std::optional<FabricKind> kind)
+{
+    return kind ? toString(*kind) : "base";
+}
+
+// One kind for every datacenter, or an array with one per datacenter (the --space forms).
+nlohmann::json fabricToJson(const FabricChoice& fabric)
+{
+    if (fabric.isUniform())
+        return fabricName(fabric.all);
+    nlohmann::json a = nlohmann::json::array();
+    for (const std::optional<FabricKind>& kind : fabric.perDatacenter)
+        a.push_back(fabricName(kind));
+    return a;
+}
+
+nlohmann::json stageSplitToJson(const StageSplit& split)
+{
+    return split.isUniform() ? nlohmann::json(split.offset) : nlohmann::json(split.perBoundary);
+}
+
+std::string signedText(int n)
+{
+    return (n > 0 ? "+" : "") + std::to_string(n);
+}
+
 nlohmann::json pointToJson(const SweepPoint& p, const SweepPoint& base)
 {
     nlohmann::json j = designPointToJson(p.point);
@@ -59,13 +86,13 @@ nlohmann::json designPointToJson(const DesignPoint& p)
     nlohmann::json j = {
         {"dci_transport", orBase(p.dciTransport, [](DciTransport t) { return toString(t); })},
         {"wavelengths", p.wavelengths > 0 ? nlohmann::json(p.wavelengths) : "base"},
-        {"fabric", orBase(p.fabric, [](FabricKind k) { return toString(k); })},
+        {"fabric", fabricToJson(p.fabric)},
         {"tp", p.tp},
         {"cp", p.cp},
         {"pp", p.pp},
         {"ep", p.ep},
         {"boundary", toString(p.boundary)},
-        {"stage_split", p.stageSplit},
+        {"stage_split", stageSplitToJson(p.stageSplit)},
         {"rank_order", rankOrderToString(p.rankOrder)},
         {"dp", p.dataParallel > 0 ? nlohmann::json(p.dataParallel) : "max"},
         {"sequence_parallel", p.sequenceParallel},
@@ -92,8 +119,14 @@ std::string describeSweepPoint(const SweepPoint& p)
     // The placement and topology knobs only when they are not the base's.
     if (d.boundary != PlacementBoundary::Base)
         text += std::string(" ") + toString(d.boundary) + "-across";
-    if (d.boundary == PlacementBoundary::Pp && d.stageSplit != 0)
-        text += " split " + std::string(d.stageSplit > 0 ? "+" : "") + std::to_string(d.stageSplit);
+    // One offset for every boundary ("split +1"), or one per boundary ("split +1/-1").
+    if (d.boundary == PlacementBoundary::Pp && !d.stageSplit.isZero()) {
+        text += " split ";
+        if (d.stageSplit.isUniform())
+            text += signedText(d.stageSplit.offset);
+        for (std::size_t i = 0; i < d.stageSplit.perBoundary.size(); ++i)
+            text += (i > 0 ? "/" : "") + signedText(d.stageSplit.perBoundary[i]);
+    }
     if (d.rankOrder != kMegatronRankOrder)
         text += " order " + rankOrderToString(d.rankOrder);
     if (d.sequenceParallel && d.tp > 1)
@@ -109,8 +142,14 @@ std::string describeSweepPoint(const SweepPoint& p)
         text += std::string(" dci ") + toString(*d.dciTransport);
     if (d.wavelengths > 0)
         text += " " + std::to_string(d.wavelengths) + " wavelengths";
-    if (d.fabric)
-        text += std::string(" fabric ") + toString(*d.fabric);
+    // One kind ("fabric clos"), or one per datacenter ("fabric base/rail-only").
+    if (!d.fabric.isBase()) {
+        text += " fabric ";
+        if (d.fabric.isUniform())
+            text += fabricName(d.fabric.all);
+        for (std::size_t i = 0; i < d.fabric.perDatacenter.size(); ++i)
+            text += (i > 0 ? "/" : "") + fabricName(d.fabric.perDatacenter[i]);
+    }
     return text;
 }
 

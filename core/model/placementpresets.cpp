@@ -31,6 +31,50 @@ Placement keepOrderAndSplit(const Scenario& scenario)
     return placement;
 }
 
+// The proportional split of the stages (ppAcrossDatacenters) and the GPUs each datacenter may
+// give them; false when there is nothing to split.
+bool proportionalStages(const Scenario& scenario, const std::vector<std::int64_t>& capacityGpus,
+                        std::vector<std::int64_t>& weights, std::vector<int>& stages)
+{
+    const int pp = scenario.parallelism.pp;
+    const std::int64_t perStage = gpusPerStageReplica(scenario.parallelism);
+    const std::vector<Datacenter>& dcs = scenario.topology.datacenters;
+    if (pp < 1 || dcs.empty())
+        return false;
+    // Datacenters that cannot hold one replica of one stage take no stage.
+    weights.clear();
+    for (std::size_t i = 0; i < dcs.size(); ++i) {
+        const std::int64_t gpus = capacityOf(scenario, capacityGpus, i);
+        weights.push_back(gpus >= perStage ? gpus : 0);
+    }
+    stages = apportion(pp, weights);
+    return true;
+}
+
+// The one shard of `stages[i]` stages in datacenter i, as many replicas as every datacenter
+// holds. A moved boundary may leave a datacenter too many stages for one replica: no shard.
+void addPipelineShard(const Scenario& scenario, Placement& placement,
+                      const std::vector<std::int64_t>& weights, const std::vector<int>& stages,
+                      bool moved)
+{
+    const std::int64_t perStage = gpusPerStageReplica(scenario.parallelism);
+    const std::vector<Datacenter>& dcs = scenario.topology.datacenters;
+    PlacementShard shard;
+    std::int64_t replicas = std::numeric_limits<std::int64_t>::max();
+    for (std::size_t i = 0; i < dcs.size() && i < stages.size(); ++i) {
+        if (stages[i] == 0)
+            continue;
+        shard.stageDatacenters.insert(shard.stageDatacenters.end(),
+                                      static_cast<std::size_t>(stages[i]), dcs[i].id);
+        replicas = std::min(replicas, weights[i] / (std::int64_t{stages[i]} * perStage));
+    }
+    if (shard.stageDatacenters.empty() || (moved && replicas < 1))
+        return;
+    shard.dpReplicas =
+        static_cast<int>(std::clamp<std::int64_t>(replicas, 1, std::numeric_limits<int>::max()));
+    placement.shards.push_back(std::move(shard));
+}
+
 } // namespace
 
 std::vector<int> apportion(int total, const std::vector<std::int64_t>& weights)
@@ -65,19 +109,10 @@ Placement ppAcrossDatacentersWithin(const Scenario& scenario,
                                     const std::vector<std::int64_t>& capacityGpus, int stageOffset)
 {
     Placement placement = keepOrderAndSplit(scenario);
-    const int pp = scenario.parallelism.pp;
-    const std::int64_t perStage = gpusPerStageReplica(scenario.parallelism);
-    const std::vector<Datacenter>& dcs = scenario.topology.datacenters;
-    if (pp < 1 || dcs.empty())
-        return placement;
-
-    // Datacenters that cannot hold one replica of one stage take no stage.
     std::vector<std::int64_t> weights;
-    for (std::size_t i = 0; i < dcs.size(); ++i) {
-        const std::int64_t gpus = capacityOf(scenario, capacityGpus, i);
-        weights.push_back(gpus >= perStage ? gpus : 0);
-    }
-    std::vector<int> stages = apportion(pp, weights);
+    std::vector<int> stages;
+    if (!proportionalStages(scenario, capacityGpus, weights, stages))
+        return placement;
     if (stageOffset != 0) {
         std::vector<std::size_t> used;
         for (std::size_t i = 0; i < stages.size(); ++i)
@@ -92,22 +127,32 @@ Placement ppAcrossDatacentersWithin(const Scenario& scenario,
         first += stageOffset;
         last -= stageOffset;
     }
+    addPipelineShard(scenario, placement, weights, stages, stageOffset != 0);
+    return placement;
+}
 
-    PlacementShard shard;
-    std::int64_t replicas = std::numeric_limits<std::int64_t>::max();
-    for (std::size_t i = 0; i < dcs.size(); ++i) {
-        if (stages[i] == 0)
-            continue;
-        shard.stageDatacenters.insert(shard.stageDatacenters.end(),
-                                      static_cast<std::size_t>(stages[i]), dcs[i].id);
-        replicas = std::min(replicas, weights[i] / (std::int64_t{stages[i]} * perStage));
-    }
-    // A moved boundary may leave a datacenter too many stages for one replica: no shard.
-    if (shard.stageDatacenters.empty() || (stageOffset != 0 && replicas < 1))
+Placement ppAcrossDatacentersWithin(const Scenario& scenario,
+                                    const std::vector<std::int64_t>& capacityGpus,
+                                    const std::vector<int>& boundaryOffsets)
+{
+    Placement placement = keepOrderAndSplit(scenario);
+    std::vector<std::int64_t> weights;
+    std::vector<int> stages;
+    if (!proportionalStages(scenario, capacityGpus, weights, stages))
         return placement;
-    shard.dpReplicas =
-        static_cast<int>(std::clamp<std::int64_t>(replicas, 1, std::numeric_limits<int>::max()));
-    placement.shards.push_back(std::move(shard));
+    // Boundary i lies between datacenters i and i + 1: past the last datacenter there is none.
+    const auto offset = [&](std::size_t i) -> std::int64_t {
+        return i + 1 < stages.size() && i < boundaryOffsets.size() ? boundaryOffsets[i] : 0;
+    };
+    bool moved = false;
+    for (std::size_t j = 0; j < stages.size(); ++j) {
+        const std::int64_t next = stages[j] + offset(j) - (j > 0 ? offset(j - 1) : 0);
+        if (next < 0 || next > scenario.parallelism.pp || (stages[j] > 0 && next == 0))
+            return placement;
+        moved = moved || next != stages[j];
+        stages[j] = static_cast<int>(next);
+    }
+    addPipelineShard(scenario, placement, weights, stages, moved);
     return placement;
 }
 

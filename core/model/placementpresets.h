@@ -23,6 +23,15 @@ Placement ppAcrossDatacenters(const Scenario& scenario);
 // a datacenter would be left with no stage (or fewer than none).
 Placement ppAcrossDatacentersWithin(const Scenario& scenario,
                                     const std::vector<std::int64_t>& capacityGpus, int stageOffset);
+// The same with each boundary moved on its own: boundaryOffsets[i] (one per boundary, the
+// datacenter count minus one entries; missing ones 0) moves the boundary between datacenters i
+// and i + 1 in topology order, so datacenter j takes boundaryOffsets[j] - boundaryOffsets[j - 1]
+// stages more than its proportional share. No shard when a datacenter that takes stages in the
+// proportional split is left with none, one would take fewer than none, or one cannot hold a
+// replica of the stages it is given.
+Placement ppAcrossDatacentersWithin(const Scenario& scenario,
+                                    const std::vector<std::int64_t>& capacityGpus,
+                                    const std::vector<int>& boundaryOffsets);
 
 // DP crosses the boundaries: one shard per datacenter with every stage at home, as many
 // data-parallel replicas as the datacenter holds (GPUs / (tp * cp * pp)). Datacenters too small
