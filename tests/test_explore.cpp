@@ -264,8 +264,8 @@ private slots:
         // is evaluated, and the results are again the same (the bound is exact, not a guess).
         SweepOptions oneBatch = four;
         oneBatch.batchSize = std::uint64_t{1} << 40;
-        nlohmann::json jf = sweepResultToJson("f", runSweep(two, twoCatalog,
-                                                            defaultSearchSpace(two), oneBatch));
+        nlohmann::json jf =
+            sweepResultToJson("f", runSweep(two, twoCatalog, defaultSearchSpace(two), oneBatch));
         QCOMPARE(jf["counts"]["pruned_by_reason"]["bound"].get<std::uint64_t>(), std::uint64_t{0});
         jf.erase("counts");
         QCOMPARE(jf.dump(), jc.dump());

@@ -231,8 +231,7 @@ Evaluation evaluate(const Scenario& scenario, const Catalog& catalog,
     const bool memoryFirst = options.stopIfOutOfMemory && !options.warnings;
     if (memoryFirst) {
         memoryPass(ctx);
-        if (!ev.fitsInMemory ||
-            (options.continueAfterMemory && !options.continueAfterMemory(ev)))
+        if (!ev.fitsInMemory || (options.continueAfterMemory && !options.continueAfterMemory(ev)))
             return ev;
     }
     stageCostPass(ctx);

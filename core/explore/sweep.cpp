@@ -19,7 +19,6 @@ namespace archipelago::core {
 
 namespace {
 
-
 // What the search ranks on: iteration time, memory and the DCI traffic; capex and power come
 // from the topology variant, made once per variant (explore/pointplacement.h).
 EvaluateOptions leanOptions()
@@ -468,8 +467,8 @@ SweepResult sweepIn(const Scenario& base, const Catalog& catalog, const SearchSp
         const std::uint64_t end = std::min(odometer.size(), begin + batch);
         outcomes.assign(static_cast<std::size_t>(end - begin), Outcome{});
         // The results as of the batch's start, whatever the thread count: the same pruning.
-        const BoundFilter filter(boundState(timeCapex, timeMemory, trainCost, result.topBy, top,
-                                            baseTimeS));
+        const BoundFilter filter(
+            boundState(timeCapex, timeMemory, trainCost, result.topBy, top, baseTimeS));
         tbb::parallel_for(std::size_t{0}, outcomes.size(), [&](std::size_t i) {
             if ((begin + i) % shardCount == shardIndex)
                 outcomes[i] = sweeper.consider(begin + i, workers.local(), filter);
