@@ -34,6 +34,31 @@ private:
     std::vector<SweepPoint> m_points;
 };
 
+// The figures the sweep's fronts are drawn on (explore/sweep.h), one definition for the sweep
+// and for merging its shards (explore/sweepmerge.h).
+namespace frontaxis {
+inline double iterationTimeS(const SweepPoint& p)
+{
+    return p.evaluation.iterationTimeS;
+}
+inline double networkCapexUsd(const SweepPoint& p)
+{
+    return p.networkCapexUsd;
+}
+inline double memoryPeakGib(const SweepPoint& p)
+{
+    return p.evaluation.memoryPeakGib;
+}
+inline double timeToTrainS(const SweepPoint& p)
+{
+    return p.evaluation.timeToTrainS;
+}
+inline double totalCostUsd(const SweepPoint& p)
+{
+    return p.totalCostUsd;
+}
+} // namespace frontaxis
+
 // a dominates b: no worse on both objectives and better on one.
 bool dominates(double ax, double ay, double bx, double by);
 

@@ -102,27 +102,6 @@ struct Worker
     std::optional<Scenario> scratch;
 };
 
-double timeOf(const SweepPoint& p)
-{
-    return p.evaluation.iterationTimeS;
-}
-double capexOf(const SweepPoint& p)
-{
-    return p.networkCapexUsd;
-}
-double memoryOf(const SweepPoint& p)
-{
-    return p.evaluation.memoryPeakGib;
-}
-double trainTimeOf(const SweepPoint& p)
-{
-    return p.evaluation.timeToTrainS;
-}
-double costOf(const SweepPoint& p)
-{
-    return p.totalCostUsd;
-}
-
 // Keeps the `limit` first points of `list` in `objective`'s order.
 void offerTop(std::vector<SweepPoint>& list, std::size_t limit, SweepObjective objective,
               const SweepPoint& p)
@@ -445,9 +424,9 @@ SweepResult sweepIn(const Scenario& base, const Catalog& catalog, const SearchSp
     const SpaceOdometer& odometer = sweeper.odometer();
     SweepCounts& counts = result.counts;
     counts.spacePoints = odometer.size();
-    ParetoFront timeCapex(&timeOf, &capexOf);
-    ParetoFront timeMemory(&timeOf, &memoryOf);
-    ParetoFront trainCost(&trainTimeOf, &costOf);
+    ParetoFront timeCapex(&frontaxis::iterationTimeS, &frontaxis::networkCapexUsd);
+    ParetoFront timeMemory(&frontaxis::iterationTimeS, &frontaxis::memoryPeakGib);
+    ParetoFront trainCost(&frontaxis::timeToTrainS, &frontaxis::totalCostUsd);
     const std::size_t top = static_cast<std::size_t>(std::max(0, options.top));
     const double baseTimeS = result.base.evaluation.iterationTimeS;
     std::uint64_t fasterThanBase = 0;

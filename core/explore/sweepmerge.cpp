@@ -38,27 +38,6 @@ constexpr const char* kEvaluation = "evaluation";
 constexpr const char* kTotalCostUsd = "total_cost_usd";
 constexpr int kMaxShards = 100000;
 
-double timeOf(const SweepPoint& p)
-{
-    return p.evaluation.iterationTimeS;
-}
-double capexOf(const SweepPoint& p)
-{
-    return p.networkCapexUsd;
-}
-double memoryOf(const SweepPoint& p)
-{
-    return p.evaluation.memoryPeakGib;
-}
-double trainTimeOf(const SweepPoint& p)
-{
-    return p.evaluation.timeToTrainS;
-}
-double costOf(const SweepPoint& p)
-{
-    return p.totalCostUsd;
-}
-
 // The fronts of sweepResultToJson, with the objectives explore/sweep.cpp builds them on.
 struct FrontSpec
 {
@@ -67,9 +46,9 @@ struct FrontSpec
     ParetoFront::Objective y;
 };
 constexpr std::array<FrontSpec, 3> kFrontSpecs = {
-    {{"iteration_time_vs_network_capex", &timeOf, &capexOf},
-     {"iteration_time_vs_memory_peak", &timeOf, &memoryOf},
-     {"time_to_train_vs_total_cost", &trainTimeOf, &costOf}}};
+    {{"iteration_time_vs_network_capex", &frontaxis::iterationTimeS, &frontaxis::networkCapexUsd},
+     {"iteration_time_vs_memory_peak", &frontaxis::iterationTimeS, &frontaxis::memoryPeakGib},
+     {"time_to_train_vs_total_cost", &frontaxis::timeToTrainS, &frontaxis::totalCostUsd}}};
 
 std::string describe(const json& value)
 {
