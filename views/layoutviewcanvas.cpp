@@ -78,9 +78,7 @@ void LayoutViewCanvas::paintEvent(QPaintEvent* /*event*/)
     painter.paintAxis(p, g);
     for (const LayoutColumn& column : g.columns)
         painter.paintColumn(p, g, column);
-    for (std::size_t i = 0; i < g.bands.size(); ++i)
-        if (!(m_drag == Drag::Stage && static_cast<int>(i) == m_dragBand))
-            painter.paintBand(p, g.bands[i], false);
+    m_drawnLabels = painter.paintBands(p, g, m_drag == Drag::Stage ? m_dragBand : -1);
     // One label per (boundary, datacenter pair): shards crossing together share it.
     std::set<std::tuple<int, int, int>> labelled;
     std::vector<QRectF> taken;

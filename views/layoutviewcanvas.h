@@ -28,6 +28,8 @@ public:
     void setEvaluation(const core::Evaluation* evaluation); // nullptr clears the overlay
     const core::Scenario& scenario() const { return m_scenario; }
     LayoutGeometry geometry() const;
+    // The band labels of the last paint (for tests: some are always drawn).
+    const QStringList& drawnLabels() const { return m_drawnLabels; }
 
     QSize sizeHint() const override { return {720, 480}; }
     QSize minimumSizeHint() const override { return {320, 240}; }
@@ -65,6 +67,7 @@ private:
     QPointF m_pressPos;
     QPointF m_dragPos;
     int m_hoverBoundary = -1;
+    QStringList m_drawnLabels;
 };
 
 } // namespace archipelago::views

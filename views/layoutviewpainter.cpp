@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <cmath>
 #include <functional>
+#include <map>
 
 namespace archipelago::views {
 
@@ -120,18 +121,26 @@ void LayoutViewPainter::paintAxis(QPainter& p, const LayoutGeometry& g) const
     QFont small = font();
     small.setPointSizeF(small.pointSizeF() * 0.85);
     p.setFont(small);
-    const auto tick = [&](int layer) {
+    // A dotted line at every stage boundary; its layer number only where it keeps a line's
+    // height from the last one drawn and from the total (always shown), like an axis.
+    const qreal spacing = QFontMetricsF(small).height();
+    const double bottom = g.layerY(g.totalLayers);
+    double lastText = -1e9;
+    const auto tick = [&](int layer, bool always) {
         const double y = g.layerY(layer);
-        p.setPen(pal.color(QPalette::PlaceholderText));
-        p.drawText(QRectF(g.area.left(), y - 8, LayoutGeometry::kGutter - 6, 16),
-                   Qt::AlignRight | Qt::AlignVCenter, QString::number(layer));
+        if (always || (y - lastText >= spacing && bottom - y >= spacing)) {
+            p.setPen(pal.color(QPalette::PlaceholderText));
+            p.drawText(QRectF(g.area.left(), y - 8, LayoutGeometry::kGutter - 6, 16),
+                       Qt::AlignRight | Qt::AlignVCenter, QString::number(layer));
+            lastText = y;
+        }
         p.setPen(QPen(muted(pal, 0.12), 1.0, Qt::DotLine));
         p.drawLine(QPointF(g.axis.left(), y), QPointF(g.axis.right(), y));
     };
-    tick(0);
+    tick(0, true);
     for (int stage = 1; stage < std::ssize(g.layersPerStage); ++stage)
-        tick(g.firstLayerOf(stage));
-    tick(g.totalLayers);
+        tick(g.firstLayerOf(stage), false);
+    tick(g.totalLayers, true);
     p.save();
     p.setPen(pal.color(QPalette::PlaceholderText));
     p.translate(g.area.left() + 8, g.axis.center().y());
@@ -192,7 +201,7 @@ void LayoutViewPainter::paintColumn(QPainter& p, const LayoutGeometry& /*g*/,
                metrics.elidedText(use, Qt::ElideRight, text.width()));
 }
 
-void LayoutViewPainter::paintBand(QPainter& p, const LayoutBand& band, bool ghost) const
+QString LayoutViewPainter::paintBand(QPainter& p, const LayoutBand& band, bool ghost) const
 {
     const QPalette pal = palette();
     const QColor colour = stageColor(band.stage);
@@ -210,7 +219,7 @@ void LayoutViewPainter::paintBand(QPainter& p, const LayoutBand& band, bool ghos
     const QFontMetricsF boldMetrics(bold);
     const auto maxLines = static_cast<int>(text.height() / metrics.height());
     if (maxLines < 1 || text.width() < 12)
-        return;
+        return {}; // too thin: paintThinLabels() labels it, or some of its neighbours
     const QStringList lines = bandLines(band, maxLines, [&](const QString& line, bool first) {
         return (first ? boldMetrics : metrics).horizontalAdvance(line) <= text.width();
     });
@@ -226,6 +235,94 @@ void LayoutViewPainter::paintBand(QPainter& p, const LayoutBand& band, bool ghos
                    Qt::AlignLeft | Qt::AlignVCenter,
                    m.elidedText(lines[i], Qt::ElideRight, text.width()));
     }
+    return lines.value(0);
+}
+
+QStringList LayoutViewPainter::paintBands(QPainter& p, const LayoutGeometry& g, int skip) const
+{
+    QStringList drawn;
+    std::vector<std::size_t> thin;
+    for (std::size_t i = 0; i < g.bands.size(); ++i) {
+        if (static_cast<int>(i) == skip)
+            continue;
+        const QString label = paintBand(p, g.bands[i], false);
+        if (label.isEmpty())
+            thin.push_back(i);
+        else
+            drawn << label;
+    }
+    drawn << paintThinLabels(p, g, thin);
+    return drawn;
+}
+
+QStringList LayoutViewPainter::paintThinLabels(QPainter& p, const LayoutGeometry& g,
+                                               const std::vector<std::size_t>& thin) const
+{
+    // Bands too thin for a line of text are labelled like an axis: per lane (one column, one
+    // shard) the first and the last stage and every k-th between, k the smallest power of two
+    // that keeps the labels a line apart; each label is centred on its band, over its
+    // neighbours, on a small plate. The tooltip has every band's full text.
+    QFont small = font();
+    small.setPointSizeF(small.pointSizeF() * 0.85);
+    small.setBold(true);
+    const QFontMetricsF metrics(small);
+    const qreal lineHeight = metrics.height() + 2;
+    std::map<std::pair<int, int>, std::vector<const LayoutBand*>> lanes;
+    for (const std::size_t i : thin)
+        lanes[{g.bands[i].column, g.bands[i].shard}].push_back(&g.bands[i]);
+
+    QStringList drawn;
+    const QPalette pal = palette();
+    p.setFont(small);
+    for (auto& entry : lanes) {
+        std::vector<const LayoutBand*>& bands = entry.second;
+        std::sort(bands.begin(), bands.end(),
+                  [](const LayoutBand* a, const LayoutBand* b) { return a->stage < b->stage; });
+        // The interval from the mean band height; the spacing check below skips a label that
+        // an uneven split still crowds.
+        qreal total = 0;
+        for (const LayoutBand* band : bands)
+            total += band->rect.height();
+        const qreal mean = std::max(0.5, total / static_cast<qreal>(bands.size()));
+        int every = 1;
+        while (every * mean < lineHeight && every < (1 << 20))
+            every *= 2;
+        std::vector<const LayoutBand*> chosen;
+        for (std::size_t i = 0; i < bands.size(); ++i) {
+            const LayoutBand* band = bands[i];
+            const bool last = i + 1 == bands.size();
+            if (i != 0 && !last && band->stage % every != 0)
+                continue;
+            // The last stage displaces a crowding neighbour (never the first).
+            while (!chosen.empty() &&
+                   band->rect.center().y() - chosen.back()->rect.center().y() < lineHeight) {
+                if (!last || chosen.size() == 1)
+                    break;
+                chosen.pop_back();
+            }
+            if (chosen.empty() ||
+                band->rect.center().y() - chosen.back()->rect.center().y() >= lineHeight)
+                chosen.push_back(band);
+        }
+        for (const LayoutBand* band : chosen) {
+            const qreal room = band->rect.width() - 6;
+            QString text = QStringLiteral("stage %1").arg(band->stage);
+            if (metrics.horizontalAdvance(text) > room)
+                text = QString::number(band->stage);
+            const qreal width = metrics.horizontalAdvance(text) + 6;
+            const QRectF plate(band->rect.left() + 5, band->rect.center().y() - lineHeight / 2,
+                               width, lineHeight);
+            QColor fill = pal.color(QPalette::Base);
+            fill.setAlphaF(0.85f);
+            p.setPen(QPen(stageColor(band->stage), 1.0));
+            p.setBrush(fill);
+            p.drawRoundedRect(plate, 3, 3);
+            p.setPen(pal.color(QPalette::Text));
+            p.drawText(plate, Qt::AlignCenter, text);
+            drawn << text;
+        }
+    }
+    return drawn;
 }
 
 void LayoutViewPainter::paintCrossing(QPainter& p, const LayoutGeometry& g,

@@ -31,7 +31,11 @@ public:
 
     void paintAxis(QPainter& p, const LayoutGeometry& g) const;
     void paintColumn(QPainter& p, const LayoutGeometry& g, const LayoutColumn& column) const;
-    void paintBand(QPainter& p, const LayoutBand& band, bool ghost) const;
+    // Returns the first line of the label drawn in the band, or "" when it is too thin for one.
+    QString paintBand(QPainter& p, const LayoutBand& band, bool ghost) const;
+    // Every band but `skip` (-1: none), and labels for the bands too thin for their own (some
+    // of them, at an interval, like an axis). Returns the labels drawn, one per labelled band.
+    QStringList paintBands(QPainter& p, const LayoutGeometry& g, int skip = -1) const;
     // Draws the arrow; with `withLabel`, also its label where it covers no band and no label in
     // `taken` (to which it adds its own).
     void paintCrossing(QPainter& p, const LayoutGeometry& g, const LayoutCrossing& crossing,
@@ -47,6 +51,8 @@ public:
                           const std::function<bool(const QString&, bool)>& fits) const;
 
 private:
+    QStringList paintThinLabels(QPainter& p, const LayoutGeometry& g,
+                                const std::vector<std::size_t>& thin) const;
     QPalette palette() const { return m_palette; }
     QFont font() const { return m_font; }
 

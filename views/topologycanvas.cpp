@@ -73,14 +73,28 @@ void TopologyCanvas::createToolBar()
 
 void TopologyCanvas::setTopology(const core::Topology& topology, const core::Scenario* scenario)
 {
+    QList<core::Id> datacenters;
+    for (const core::Datacenter& dc : topology.datacenters)
+        datacenters << dc.id;
     m_scene->setTopology(topology, scenario);
     updateActions();
-    if (m_firstTopology && !topology.datacenters.empty()) {
-        // Fit once the view has its final size: after the first layout pass, or when shown.
-        m_firstTopology = false;
-        m_fitWhenShown = !isVisible();
-        if (isVisible())
-            QTimer::singleShot(0, this, &TopologyCanvas::fitToView);
+    // Refit when datacenters come or go (first topology, add, remove, undo of either), not on
+    // the small edits in between, which keep the user's zoom and scroll.
+    if (datacenters != m_shownDatacenters && !datacenters.isEmpty())
+        fitWhenReady();
+    m_shownDatacenters = datacenters;
+}
+
+void TopologyCanvas::fitWhenReady()
+{
+    // Fit once the view has its final size: after the pending layout pass, or when shown.
+    m_fitWhenShown = !isVisible();
+    if (isVisible() && !m_fitQueued) {
+        m_fitQueued = true;
+        QTimer::singleShot(0, this, [this] {
+            m_fitQueued = false;
+            fitToView();
+        });
     }
 }
 
@@ -89,7 +103,7 @@ void TopologyCanvas::showEvent(QShowEvent* event)
     QWidget::showEvent(event);
     if (m_fitWhenShown) {
         m_fitWhenShown = false;
-        QTimer::singleShot(0, this, &TopologyCanvas::fitToView);
+        fitWhenReady();
     }
 }
 

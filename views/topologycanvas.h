@@ -4,7 +4,9 @@
 // command and calls setTopology() with the result.
 //
 // Wiring (app side):
-//   setTopology(scenario.topology, &scenario)  on every document change (incremental by id)
+//   setTopology(scenario.topology, &scenario)  on every document change (incremental by id;
+//                                               refits when datacenters are added or removed)
+//   fitWhenReady()                              after opening a document
 //   setSelection(...)                           to mirror a selection made elsewhere
 //   moveDatacentersRequested(ids, pos, dragId)  on every drag step: one MoveNodes command per
 //                                               step, merged by dragId (QUndoCommand::mergeWith)
@@ -66,6 +68,8 @@ public:
 
 public slots:
     void fitToView();
+    // Fits after the pending layout pass, or when next shown (a new document, a preset).
+    void fitWhenReady();
     void zoomIn();
     void zoomOut();
     void setConnectMode(bool on);
@@ -102,8 +106,9 @@ private:
     QAction* m_remove = nullptr;
     TopologySelection m_lastSelection;
     bool m_settingSelection = false;
-    bool m_firstTopology = true;
+    QList<core::Id> m_shownDatacenters; // the datacenters of the topology shown, in order
     bool m_fitWhenShown = false;
+    bool m_fitQueued = false;
 };
 
 } // namespace archipelago::views

@@ -83,6 +83,9 @@ TopologyDatacenterItem* TopologyCanvasView::datacenterAt(const QPoint& viewportP
     for (QGraphicsItem* item : items(viewportPos)) {
         if (item == m_connectLine)
             continue;
+        // A link label raised over a card (no free place for it) takes the click.
+        if (qgraphicsitem_cast<TopologyLinkItem*>(item) && item->zValue() > 0)
+            return nullptr;
         if (auto* dc = qgraphicsitem_cast<TopologyDatacenterItem*>(item))
             return dc;
         if (auto* pod = qgraphicsitem_cast<TopologyPodItem*>(item))

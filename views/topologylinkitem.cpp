@@ -30,6 +30,8 @@ QPointF clipToRect(const QRectF& rect, const QPointF& towards)
 }
 
 constexpr qreal kLabelPadding = 4.0;
+constexpr qreal kLinkZ = -1.0;  // under the datacenters, above the regions
+constexpr qreal kRaisedZ = 1.0; // over the datacenters, when the label cannot avoid them
 
 } // namespace
 
@@ -38,7 +40,7 @@ TopologyLinkItem::TopologyLinkItem(core::Id id)
 {
     setFlags(ItemIsSelectable);
     setAcceptHoverEvents(true);
-    setZValue(-1.0); // under the datacenters, above the regions
+    setZValue(kLinkZ);
 }
 
 TopologyScene* TopologyLinkItem::topologyScene() const
@@ -91,7 +93,10 @@ void TopologyLinkItem::syncFromData(qreal offset)
         width = std::max(width, metrics.horizontalAdvance(line));
     const QSizeF size(width + 2 * kLabelPadding,
                       metrics.height() * static_cast<qreal>(lines.size()) + 2 * kLabelPadding);
-    m_label = QRectF(m_line.center() - QPointF(size.width() / 2, size.height() / 2), size);
+    m_anchor = m_line.center();
+    m_label = placeLabel(size, normal);
+    // Where no free place is found the label stays at the midpoint, drawn over the cards.
+    setZValue(overlapsDatacenter(m_label) ? kRaisedZ : kLinkZ);
 
     // A bundle's distance and optic are its first link's.
     setToolTip(QStringLiteral("DCI %1 ↔ %2\n%3\n%4, %5")
@@ -99,6 +104,38 @@ void TopologyLinkItem::syncFromData(qreal offset)
                         QString::fromStdString(s->datacenter(link->b)->name), lines.value(0),
                         lines.value(1), QString::fromStdString(link->optic)));
     update();
+}
+
+bool TopologyLinkItem::overlapsDatacenter(const QRectF& rect) const
+{
+    const TopologyScene* s = topologyScene();
+    for (const core::Datacenter& dc : s->topology().datacenters)
+        if (const TopologyDatacenterItem* item = s->datacenterItem(dc.id))
+            if (item->sceneBoundingRect().intersects(rect))
+                return true;
+    return false;
+}
+
+QRectF TopologyLinkItem::placeLabel(const QSizeF& size, const QPointF& normal) const
+{
+    // The visible midpoint between the two cards' borders when the label fits there; else the
+    // nearest free place stepping off the link on either side (a leader line joins it to the
+    // midpoint). A parallel link's label tries its own side first.
+    const auto at = [&](const QPointF& centre) {
+        return QRectF(centre - QPointF(size.width() / 2, size.height() / 2), size);
+    };
+    const QRectF midpoint = at(m_anchor);
+    if (!overlapsDatacenter(midpoint))
+        return midpoint;
+    const qreal side = m_offset < 0 ? -1.0 : 1.0;
+    const qreal step = size.height() / 2;
+    for (int i = 1; i <= 80; ++i)
+        for (const qreal sign : {side, -side}) {
+            const QRectF off = at(m_anchor + normal * sign * step * i);
+            if (!overlapsDatacenter(off))
+                return off;
+        }
+    return midpoint;
 }
 
 QRectF TopologyLinkItem::boundingRect() const
@@ -146,7 +183,13 @@ void TopologyLinkItem::paint(QPainter* painter, const QStyleOptionGraphicsItem* 
     painter->setPen(QPen(colour, width, Qt::SolidLine, Qt::RoundCap));
     painter->drawLine(m_line);
 
-    // Label box over the middle of the edge.
+    // Label box over the middle of the edge, or joined to it by a leader when moved off it.
+    if (!m_label.contains(m_anchor)) {
+        painter->setPen(QPen(colour, 1.0, Qt::DotLine));
+        const QPointF end(std::clamp(m_anchor.x(), m_label.left(), m_label.right()),
+                          std::clamp(m_anchor.y(), m_label.top(), m_label.bottom()));
+        painter->drawLine(m_anchor, end);
+    }
     QColor background = pal.color(QPalette::Base);
     background.setAlphaF(0.92f);
     painter->setBrush(background);

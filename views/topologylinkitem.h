@@ -30,6 +30,8 @@ public:
     void syncFromData(qreal offset);
     void reroute() { syncFromData(m_offset); }
     QLineF line() const { return m_line; }
+    // The label box in scene coordinates: clear of every datacenter card where there is room.
+    QRectF labelRect() const { return m_label; }
 
     QRectF boundingRect() const override;
     QPainterPath shape() const override;
@@ -38,11 +40,14 @@ public:
 private:
     TopologyScene* topologyScene() const;
     QStringList labelLines() const;
+    bool overlapsDatacenter(const QRectF& rect) const;
+    QRectF placeLabel(const QSizeF& size, const QPointF& normal) const;
 
     core::Id m_id;
     qreal m_offset = 0.0;
     QLineF m_line;
-    QRectF m_label;
+    QRectF m_label;   // the label box (scene coordinates)
+    QPointF m_anchor; // the visible midpoint of the link between the cards' borders
 };
 
 } // namespace archipelago::views
