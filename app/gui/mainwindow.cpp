@@ -3,10 +3,11 @@
 #include "autosave.h"
 #include "editcontroller.h"
 #include "evaluator.h"
+#include "model/scenariotemplates.h"
 #include "pinevaluations.h"
 #include "presetlibrary.h"
 #include "recentfiles.h"
-#include "model/scenariotemplates.h"
+#include "topologycanvas.h"
 
 #include <QCloseEvent>
 #include <QDir>
@@ -84,6 +85,9 @@ bool MainWindow::newEmptyDocument()
     if (!maybeSave())
         return false;
     m_document->reset(core::minimalScenario());
+    m_origin.clear();
+    updateTitle();
+    m_canvas->fitWhenReady();
     statusBar()->showMessage(tr("New empty document: one datacenter with one 8-GPU domain"),
                              kStatusMessageMs);
     return true;
@@ -122,6 +126,7 @@ bool MainWindow::offerRecovery(const QString& fileName)
         m_prompts->showLoadErrors(this, copy, errors);
         return false;
     }
+    m_origin.clear();
     statusBar()->showMessage(tr("Recovered the autosaved changes of %1").arg(name),
                              kStatusMessageMs);
     updateTitle();
@@ -139,12 +144,24 @@ bool MainWindow::load(const QString& path, Document::LoadMode mode)
     }
     if (mode == Document::LoadMode::Open)
         m_recent->add(path);
+    // A template (the default, a preset) is named by its scenario, not by its resource file.
+    const QString scenarioName = QString::fromStdString(m_document->scenario().name);
+    if (mode == Document::LoadMode::Open)
+        m_origin.clear();
+    else
+        m_origin =
+            path == PresetLibrary::defaultScenarioPath() ? tr("Default scenario") : tr("Preset");
+    const QString what = m_origin.isEmpty()
+                             ? tr("Opened %1").arg(QFileInfo(path).fileName())
+                             : QStringLiteral("%1: %2").arg(
+                                   m_origin, scenarioName.isEmpty() ? tr("unnamed") : scenarioName);
     const std::size_t warnings = m_document->loadWarnings().size();
     statusBar()->showMessage(
-        warnings == 0 ? tr("Opened %1").arg(QFileInfo(path).fileName())
-                      : tr("Opened %1 with %n warning(s)", nullptr, static_cast<int>(warnings))
-                            .arg(QFileInfo(path).fileName()),
+        warnings == 0 ? what
+                      : tr("%1 (%n warning(s))", nullptr, static_cast<int>(warnings)).arg(what),
         kStatusMessageMs);
+    updateTitle();
+    m_canvas->fitWhenReady();
     return true;
 }
 
@@ -249,9 +266,15 @@ void MainWindow::pinCurrent()
 void MainWindow::updateTitle()
 {
     const QString scenarioName = QString::fromStdString(m_document->scenario().name);
-    QString title = m_document->displayName() + QStringLiteral("[*]");
-    if (!scenarioName.isEmpty())
-        title += QStringLiteral(" — ") + scenarioName;
+    QString title;
+    if (m_document->isUntitled() && !m_origin.isEmpty() && !scenarioName.isEmpty()) {
+        // "Default scenario: 405B on 3 regions": what it is, not an internal file name.
+        title = QStringLiteral("%1: %2[*]").arg(m_origin, scenarioName);
+    } else {
+        title = m_document->displayName() + QStringLiteral("[*]");
+        if (!scenarioName.isEmpty())
+            title += QStringLiteral(" — ") + scenarioName;
+    }
     setWindowTitle(title + QStringLiteral(" — Archipelago"));
     setWindowModified(m_document->isModified());
 }
