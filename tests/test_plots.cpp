@@ -1,8 +1,9 @@
 // Plots, timeline and comparison table on synthetic Evaluations built in code (no cost model):
 // what is drawn must be exactly the data given.
 #include "comparisontable.h"
-#include "format.h"
 #include "comparisontablerows.h"
+#include "evaluationsummary.h"
+#include "format.h"
 #include "plotbreakdown.h"
 #include "plotbubble.h"
 #include "plotnetworkcost.h"
@@ -12,11 +13,12 @@
 
 #include <qcustomplot.h>
 
+#include <QSignalSpy>
 #include <QTemporaryDir>
 
+#include <QTest>
 #include <cmath>
 #include <limits>
-#include <QTest>
 
 #include <cmath>
 
@@ -163,6 +165,15 @@ private slots:
     void timelineDrawsEveryBlock();
     void timelineHoverDescribesBlock();
     void comparisonHighlightsExactlyTheDifferences();
+    void oneBubbleFigureInEveryView();
+    void bubblePlotMarksIdealOnlyForClosedForms();
+    void outOfMemoryMarkedInEveryPlot();
+    void categoryLabelsNeverElidedToNothing();
+    void comparisonShowsBatchBoundaryDciAndTransport();
+    void comparisonTransposesAndChangesBaseline();
+    void smallGpuHoursKeepSignificantFigures_data();
+    void smallGpuHoursKeepSignificantFigures();
+    void timeToTrainShowsGpuHours();
 };
 
 void TestPlots::breakdownStacksSumToTotals()
@@ -391,10 +402,9 @@ void TestPlots::comparisonHighlightsExactlyTheDifferences()
         return rows;
     };
     QVERIFY(highlighted(0).isEmpty());
-    QCOMPARE(highlighted(1), (QStringList{"PP", "DP", "Micro-batches per iteration",
-                                          "Iteration time (s)", "Forward (s)"}));
+    QCOMPARE(highlighted(1), (QStringList{"PP", "DP", "m", "Iteration time (s)", "Forward (s)"}));
     QCOMPARE(highlighted(2), QStringList{"MFU (%)"});
-    QCOMPARE(table.item(rowOf("Iteration time (s)"), 1)->text(), QStringLiteral("1.428 (+20.0%)"));
+    QCOMPARE(table.item(rowOf("Iteration time (s)"), 1)->text(), QStringLiteral("1.428 +20%"));
     QCOMPARE(table.item(rowOf("MFU (%)"), 2)->data(ComparisonTable::RelativeDeltaRole).toDouble(),
              0.04 / 0.41);
     QVERIFY(table.item(rowOf("Iteration time (s)"), 1)->toolTip().contains(" s"));
@@ -402,7 +412,321 @@ void TestPlots::comparisonHighlightsExactlyTheDifferences()
     table.setBaseline(2);
     QCOMPARE(highlighted(0), QStringList{"MFU (%)"});
     QVERIFY(highlighted(2).isEmpty());
-    QVERIFY(table.horizontalHeaderItem(2)->text().endsWith("(baseline)"));
+    QVERIFY(table.horizontalHeaderItem(2)->text().startsWith(QStringLiteral("◆")));
+    QVERIFY(!table.horizontalHeaderItem(0)->text().startsWith(QStringLiteral("◆")));
+}
+
+// Issue 11 B3: one evaluation, one bubble figure, printed the same by the summary, the bubble
+// plot, the comparison table and the timeline; the second figure is not called "(p-1)/m".
+void TestPlots::oneBubbleFigureInEveryView()
+{
+    DesignPoint p = makePoint("current", Qt::black, 1.0, 4);
+    p.evaluation.bubbleRatio = 0.35217;     // idle / makespan, mean over stages
+    p.evaluation.idleOverCompute = 0.332;   // simulated idle / compute
+    p.evaluation.breakdown.bubbleS = 0.281; // the busiest rank's idle seconds: another figure
+    p.evaluation.timeline = makeTimeline(4, 8);
+    const QString expected = formatBubbleRatio(p.evaluation.bubbleRatio);
+    QCOMPARE(expected, QStringLiteral("35.2 %"));
+
+    EvaluationSummary summary;
+    summary.setEvaluation(p.evaluation);
+    QCOMPARE(summary.figure(bubbleRatioName()), expected);
+
+    BubblePlot plot;
+    plot.setDesignPoints({p});
+    QCOMPARE(plot.bubbleLabels(), QStringList{expected});
+    // The legend names the series as the other views do, and the second one truthfully.
+    QStringList legend;
+    for (int i = 0; i < plot.customPlot()->legend->itemCount(); ++i)
+        if (auto* item = qobject_cast<QCPPlottableLegendItem*>(plot.customPlot()->legend->item(i)))
+            legend.append(item->plottable()->name());
+    QVERIFY2(legend.first().startsWith(bubbleRatioName()), qPrintable(legend.join('|')));
+    QVERIFY(legend.contains(idleOverComputeName()));
+    for (const QString& name : legend)
+        QVERIFY2(!name.contains(QStringLiteral("Megatron")) || name.startsWith("Ideal"),
+                 qPrintable(name));
+
+    ComparisonTable table;
+    table.setDesignPoints({p});
+    const int row = table.metricIndex(bubbleRatioName());
+    QVERIFY(row >= 0);
+    QCOMPARE(table.cell(row, 0)->text(), expected);
+
+    TimelineView timeline;
+    timeline.setDesignPoint(p);
+    QCOMPARE(timeline.bubbleRatioText(), expected);
+    QVERIFY(timeline.title().contains(bubbleRatioName() + QStringLiteral(" ") + expected));
+
+    // The breakdown's idle seconds are named apart from the ratio everywhere.
+    for (const BreakdownPart& part : breakdownParts())
+        QVERIFY2(!part.name.contains(QStringLiteral("ubble")), qPrintable(part.name));
+}
+
+void TestPlots::bubblePlotMarksIdealOnlyForClosedForms()
+{
+    DesignPoint oneF = makePoint("1f1b", Qt::red, 1.0, 4); // 64 GPUs, TP 8, PP 4: DP 2, m 128
+    oneF.scenario.schedule.kind = core::ScheduleKind::OneFOneB;
+    DesignPoint zb = oneF;
+    zb.name = "zb";
+    zb.scenario.schedule.kind = core::ScheduleKind::ZeroBubbleH1;
+    DesignPoint interleaved = oneF;
+    interleaved.name = "interleaved";
+    interleaved.scenario.schedule.kind = core::ScheduleKind::Interleaved1F1B;
+    interleaved.scenario.parallelism.virtualStages = 2;
+    const std::int64_t m = core::microBatchesPerIteration(oneF.scenario);
+    QVERIFY(m > 0);
+    QVERIFY(near(*idealIdleOverCompute(oneF.scenario), 3.0 / static_cast<double>(m)));
+    QVERIFY(
+        near(*idealIdleOverCompute(interleaved.scenario), 3.0 / (2.0 * static_cast<double>(m))));
+    QVERIFY(!idealIdleOverCompute(zb.scenario));
+
+    BubblePlot plot;
+    plot.setDesignPoints({oneF, zb, interleaved});
+    QCPGraph* ideal = nullptr;
+    for (int i = 0; i < plot.customPlot()->plottableCount(); ++i)
+        if (auto* g = qobject_cast<QCPGraph*>(plot.customPlot()->plottable(i)))
+            ideal = g;
+    QVERIFY(ideal);
+    QVERIFY(ideal->name().startsWith(QStringLiteral("Ideal")));
+    QCOMPARE(ideal->data()->size(), 2); // none for the zero-bubble schedule
+}
+
+// Issue 11 B8: a design point that does not fit in memory is never drawn like a valid one.
+void TestPlots::outOfMemoryMarkedInEveryPlot()
+{
+    QList<DesignPoint> points = threePoints();
+    points[1].evaluation.fitsInMemory = false;
+    points[1].evaluation.memoryPeakGib = 95.0;
+    PlotsPanel panel;
+    panel.resize(1200, 400);
+    panel.setDesignPoints(points.mid(0, 2), points[2]);
+    const QList<PlotWidget*> plots{panel.breakdownPlot(), panel.bubblePlot(),
+                                   panel.networkCostPlot()};
+    for (PlotWidget* plot : plots) {
+        QCustomPlot* custom = plot->customPlot();
+        QCOMPARE(outOfMemoryMarks(custom), 1);
+        bool oomLabel = false;
+        for (int i = 0; i < custom->itemCount(); ++i)
+            if (auto* text = qobject_cast<QCPItemText*>(custom->item(i)))
+                oomLabel = oomLabel || text->text() == QStringLiteral("OOM");
+        QVERIFY2(oomLabel, qPrintable(plot->title()));
+        bool legend = false;
+        for (int i = 0; i < custom->legend->itemCount(); ++i)
+            if (auto* item = qobject_cast<QCPPlottableLegendItem*>(custom->legend->item(i)))
+                legend = legend || item->plottable()->name().startsWith("Out of memory");
+        QVERIFY2(legend, qPrintable(plot->title()));
+    }
+    // The palette changes colours but keeps the marks red.
+    QPalette dark;
+    dark.setColor(QPalette::Base, QColor(30, 30, 30));
+    dark.setColor(QPalette::WindowText, QColor(220, 220, 220));
+    panel.breakdownPlot()->setPalette(dark);
+    QCOMPARE(panel.breakdownPlot()->customPlot()->xAxis->tickLabelColor(), QColor(220, 220, 220));
+    for (int i = 0; i < panel.breakdownPlot()->customPlot()->itemCount(); ++i)
+        if (auto* text = qobject_cast<QCPItemText*>(panel.breakdownPlot()->customPlot()->item(i));
+            text && text->text() == QStringLiteral("OOM"))
+            QVERIFY(text->color() != QColor(220, 220, 220));
+    // No OOM point, no marks and no legend entry.
+    BreakdownPlot clean;
+    clean.setDesignPoints(threePoints());
+    QCOMPARE(outOfMemoryMarks(clean.customPlot()), 0);
+}
+
+// Issue 11 B8: long pin names are wrapped or rotated, never cut to "PP cr…s DCI", and the
+// full name is one hover away; value labels stay visible.
+void TestPlots::categoryLabelsNeverElidedToNothing()
+{
+    QList<DesignPoint> points;
+    const char* names[] = {"PP crosses DCI", "DP crosses DCI", "PP crosses DCI, 3 pods",
+                           "rail-only fabric, lossy IP transport", "Current"};
+    for (int i = 0; i < 5; ++i)
+        points.append(makePoint(QString::fromLatin1(names[i]), QColor::fromHsv(i * 60, 200, 200),
+                                1.0 + 0.1 * i));
+    BubblePlot plot;
+    plot.resize(420, 320);
+    plot.show();
+    plot.setDesignPoints(points);
+    QVERIFY(QTest::qWaitForWindowExposed(&plot));
+    plot.customPlot()->replot();
+    const auto ticker =
+        qSharedPointerDynamicCast<QCPAxisTickerText>(plot.customPlot()->xAxis->ticker());
+    QVERIFY(ticker);
+    const QList<QString> labels = ticker->ticks().values();
+    QCOMPARE(labels.size(), 5);
+    for (int i : {0, 1, 2, 4}) // every name but the longest is shown whole
+        QCOMPARE(QString(labels[i]).replace('\n', ' ').simplified(), QString::fromLatin1(names[i]));
+    // Every value label is visible (upright when it does not fit across its bar).
+    int labelsShown = 0;
+    for (int i = 0; i < plot.customPlot()->itemCount(); ++i)
+        if (auto* text = qobject_cast<QCPItemText*>(plot.customPlot()->item(i)))
+            labelsShown += text->visible() && text->text().endsWith('%') ? 1 : 0;
+    QCOMPARE(labelsShown, 10);
+    // The full name under a tick label.
+    const QRect rect = plot.customPlot()->axisRect()->rect();
+    const int x = static_cast<int>(plot.customPlot()->xAxis->coordToPixel(3.0));
+    const QString tip = categoryToolTipAt(plot.customPlot(), QPoint(x, rect.bottom() + 8));
+    QCOMPARE(tip, QString::fromLatin1(names[3]));
+}
+
+// Issue 11 B2: two points that differ only in the batch, the dimension across the boundary or
+// the DCI link are told apart by the table.
+void TestPlots::comparisonShowsBatchBoundaryDciAndTransport()
+{
+    const auto twoDcs = [](std::vector<core::Id> stages) {
+        DesignPoint p = makePoint("two", Qt::red, 1.0, 2);
+        core::Scenario& s = p.scenario;
+        core::Datacenter east = s.topology.datacenters.front();
+        east.id = 2;
+        east.name = "dc-east";
+        s.topology.datacenters.push_back(east);
+        core::DciLink link;
+        link.id = 7;
+        link.a = 1;
+        link.b = 2;
+        link.distanceKm = 40.0;
+        s.topology.links.push_back(link);
+        s.placement.shards.push_back(core::PlacementShard(2, stages));
+        p.evaluation.traffic.push_back({core::LinkClass::Dci, 7, 1e9, 0.1, 0.25});
+        return p;
+    };
+    const DesignPoint pp = twoDcs({1, 2});
+    DesignPoint dp = pp;
+    dp.name = "dp";
+    // The same DP (2) in two shards, one per datacenter: DP crosses the boundary instead.
+    dp.scenario.placement.shards = {core::PlacementShard(1, {1, 1}),
+                                    core::PlacementShard(1, {2, 2})};
+    DesignPoint lossy = pp;
+    lossy.name = "lossy";
+    lossy.scenario.topology.links.front().transport = core::DciTransport::LossyIp;
+    DesignPoint batch = pp;
+    batch.name = "batch";
+    batch.scenario.workload.globalBatch = 252;
+    DesignPoint far = pp;
+    far.name = "far";
+    far.scenario.topology.links.front().distanceKm = 400.0;
+    far.scenario.topology.links.front().wavelengths = 32;
+    far.evaluation.traffic.front().utilisation = 0.5;
+
+    QCOMPARE(boundaryCrossings(pp.scenario), QStringList{"dc-west ↔ dc-east: PP"});
+    QCOMPARE(boundaryCrossings(dp.scenario), QStringList{"dc-west ↔ dc-east: DP"});
+    QVERIFY(boundaryCrossings(makeScenario(2)).isEmpty());
+
+    ComparisonTable table;
+    table.setDesignPoints({pp, dp, lossy, batch}, far);
+    const auto differing = [&](int point) {
+        QStringList rows;
+        for (int m = 0; m < static_cast<int>(comparisonRows().size()); ++m)
+            if (table.cell(m, point)->data(ComparisonTable::DiffersRole).toBool())
+                rows.append(comparisonRows()[m].label);
+        return rows;
+    };
+    QCOMPARE(differing(1), QStringList{"Across DCs"});
+    QCOMPARE(differing(2), QStringList{"Transport"});
+    QCOMPARE(differing(3), (QStringList{"Global batch", "m"}));
+    QCOMPARE(differing(4), (QStringList{"DCI capacity", "DCI distance", "DCI util. (%)"}));
+    QCOMPARE(table.cell(table.metricIndex("Across DCs"), 0)->text(), QStringLiteral("PP"));
+    QCOMPARE(table.cell(table.metricIndex("Transport"), 2)->text(), QStringLiteral("lossy IP"));
+    QCOMPARE(table.cell(table.metricIndex("Global batch"), 3)->text(), QStringLiteral("252 -1.6%"));
+    QCOMPARE(table.cell(table.metricIndex("DCI capacity"), 0)->text(), QStringLiteral("6.40 Tb/s"));
+    QCOMPARE(table.cell(table.metricIndex("DCI distance"), 4)->text(), QStringLiteral("400 km"));
+    QVERIFY(table.cell(table.metricIndex("DCI util. (%)"), 0)->text().startsWith("25.0"));
+    QVERIFY(
+        table.cell(table.metricIndex("Across DCs"), 0)->toolTip().contains("dc-west ↔ dc-east"));
+    QVERIFY(table.toTsv().contains(QStringLiteral("Transport\tRDMA/OTN\tRDMA/OTN\tlossy IP")));
+}
+
+// Issue 11 B4: pins as rows or as columns, any point as the baseline, compact columns.
+void TestPlots::comparisonTransposesAndChangesBaseline()
+{
+    QList<DesignPoint> points;
+    for (int i = 0; i < 6; ++i)
+        points.append(
+            makePoint(QStringLiteral("a long pin name number %1 with PP across DCI").arg(i),
+                      QColor::fromHsv(i * 50, 200, 200), 1.0 + 0.1 * i));
+    ComparisonTable table;
+    table.resize(900, 500);
+    table.setDesignPoints(points);
+    const int metrics = static_cast<int>(comparisonRows().size());
+    QCOMPARE(table.rowCount(), metrics);
+    QCOMPARE(table.columnCount(), 6);
+    // Compact: six columns of long names fit in a 900 px wide table.
+    int width = table.verticalHeader()->sizeHint().width();
+    for (int c = 0; c < table.columnCount(); ++c)
+        width += table.columnWidth(c);
+    QStringList widths{QString::number(table.verticalHeader()->sizeHint().width())};
+    for (int c = 0; c < table.columnCount(); ++c)
+        widths.append(QString::number(table.columnWidth(c)));
+    QVERIFY2(width <= 900, qPrintable(widths.join(QLatin1Char(' '))));
+    QVERIFY(table.horizontalHeaderItem(1)->toolTip().contains(points[1].name));
+
+    const int iteration = table.metricIndex("Iteration time (s)");
+    QVERIFY(table.cell(iteration, 2)->data(ComparisonTable::DiffersRole).toBool());
+    const double t0 = points[0].evaluation.iterationTimeS;
+    const double t2 = points[2].evaluation.iterationTimeS;
+    QVERIFY(near(table.cell(iteration, 2)->data(ComparisonTable::RelativeDeltaRole).toDouble(),
+                 t2 / t0 - 1.0));
+
+    QSignalSpy transposed(&table, &ComparisonTable::transposedChanged);
+    table.setTransposed(true);
+    QCOMPARE(transposed.count(), 1);
+    QCOMPARE(table.rowCount(), 6);
+    QCOMPARE(table.columnCount(), metrics);
+    QCOMPARE(table.item(2, iteration), table.cell(iteration, 2));
+    QCOMPARE(table.horizontalHeaderItem(iteration)->text(), QStringLiteral("Iteration time (s)"));
+    QVERIFY(table.verticalHeaderItem(0)->text().startsWith(QStringLiteral("◆")));
+    QVERIFY(table.isHighlighted(2, iteration));
+
+    QSignalSpy baseline(&table, &ComparisonTable::baselineChanged);
+    table.setBaseline(2);
+    QCOMPARE(baseline.count(), 1);
+    QVERIFY(table.verticalHeaderItem(2)->text().startsWith(QStringLiteral("◆")));
+    QVERIFY(!table.isHighlighted(2, iteration));
+    QVERIFY(near(table.cell(iteration, 0)->data(ComparisonTable::RelativeDeltaRole).toDouble(),
+                 t0 / t2 - 1.0));
+    // The baseline follows its point when a pin before it goes away.
+    table.setDesignPoints(points.mid(1));
+    QCOMPARE(table.baseline(), 1);
+    QVERIFY(table.verticalHeaderItem(1)->toolTip().contains(points[2].name));
+    table.setTransposed(false);
+    QCOMPARE(table.rowCount(), metrics);
+    QVERIFY(table.horizontalHeaderItem(1)->text().startsWith(QStringLiteral("◆")));
+}
+
+void TestPlots::smallGpuHoursKeepSignificantFigures_data()
+{
+    QTest::addColumn<double>("hours");
+    QTest::addColumn<QString>("text");
+    QTest::newRow("tiny") << 0.0011612 << "0.00116";
+    QTest::newRow("small") << 0.4648 << "0.465";
+    QTest::newRow("units") << 4.648 << "4.65";
+    QTest::newRow("hundreds") << 464.8 << "465";
+    QTest::newRow("thousands") << 41272.3 << "41,272";
+    QTest::newRow("zero") << 0.0 << "0";
+    QTest::newRow("nan") << std::nan("") << "—";
+}
+
+void TestPlots::smallGpuHoursKeepSignificantFigures()
+{
+    QFETCH(double, hours);
+    QFETCH(QString, text);
+    QCOMPARE(formatGpuHours(hours), text);
+}
+
+// Issue 11 B11a: "Time to train 418 s (0 GPU-hours)" lost the figure.
+void TestPlots::timeToTrainShowsGpuHours()
+{
+    DesignPoint p = makePoint("small", Qt::red, 1.0);
+    p.evaluation.timeToTrainS = 418.0;
+    p.evaluation.gpus = 4;
+    p.evaluation.gpuHoursToTrain = 418.0 * 4 / 3600.0;
+    EvaluationSummary summary;
+    summary.setEvaluation(p.evaluation);
+    QCOMPARE(summary.figure("Time to train"), QStringLiteral("418 s (0.464 GPU-hours)"));
+    QCOMPARE(formatTimeSpan(3.5 * 86400.0), QStringLiteral("3.50 days"));
+    // The table prints the span the same way, not "0.0 days".
+    ComparisonTable table;
+    table.setDesignPoints({p});
+    QCOMPARE(table.cell(table.metricIndex("Time to train"), 0)->text(), QStringLiteral("418 s"));
 }
 
 // A result beyond the int64 range or not finite shows as a dash, never as a wrapped integer

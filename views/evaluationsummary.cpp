@@ -39,7 +39,10 @@ EvaluationSummary::EvaluationSummary(QWidget* parent)
     m_iteration = addFigure(form, tr("Iteration time"));
     m_tokens = addFigure(form, tr("Throughput"));
     m_mfu = addFigure(form, tr("MFU / HFU"));
-    m_bubble = addFigure(form, tr("Bubble ratio"));
+    m_bubble = addFigure(form, bubbleRatioName());
+    m_bubble->setToolTip(bubbleRatioToolTip());
+    if (QWidget* name = form->labelForField(m_bubble))
+        name->setToolTip(bubbleRatioToolTip());
     m_memory = addFigure(form, tr("Memory peak"));
     m_capex = addFigure(form, tr("Network capex"));
     m_power = addFigure(form, tr("Network power"));
@@ -47,6 +50,11 @@ EvaluationSummary::EvaluationSummary(QWidget* parent)
     m_gpus = addFigure(form, tr("GPUs"));
 
     auto* breakdownBox = new QGroupBox(tr("Iteration breakdown"), this);
+    breakdownBox->setToolTip(
+        tr("Seconds per iteration on the busiest pipeline rank, and their share of the "
+           "iteration time.\n\"Pipeline idle\" is that rank's idle time in the pipeline: a "
+           "share of the iteration, not the bubble ratio (idle ÷ makespan averaged over "
+           "stages)."));
     m_breakdown = new QFormLayout(breakdownBox);
 
     auto* warningsBox = new QGroupBox(tr("Warnings"), this);
@@ -111,7 +119,7 @@ void EvaluationSummary::setEvaluation(const core::Evaluation& e)
                            : QStringLiteral("—"));
     m_mfu->setText(e.ok ? QStringLiteral("%1 / %2").arg(formatPercent(e.mfu), formatPercent(e.hfu))
                         : QStringLiteral("—"));
-    m_bubble->setText(e.ok ? formatPercent(e.bubbleRatio) : QStringLiteral("—"));
+    m_bubble->setText(e.ok ? formatBubbleRatio(e.bubbleRatio) : QStringLiteral("—"));
     if (e.ok) {
         const QString memory = tr("%1 of %2 — %3")
                                    .arg(formatGib(e.memoryPeakGib), formatGib(e.hbmGib),
@@ -124,7 +132,7 @@ void EvaluationSummary::setEvaluation(const core::Evaluation& e)
     m_power->setText(formatPower(e.networkPowerW));
     m_train->setText(e.ok && e.timeToTrainS > 0.0 ? tr("%1 (%2 GPU-hours)")
                                                         .arg(formatTimeSpan(e.timeToTrainS),
-                                                             formatWholeNumber(e.gpuHoursToTrain))
+                                                             formatGpuHours(e.gpuHoursToTrain))
                                                   : QStringLiteral("—"));
     m_gpus->setText(formatCount(e.gpus));
     setBreakdown(e);
@@ -147,7 +155,7 @@ void EvaluationSummary::setBreakdown(const core::Evaluation& e)
     const core::Breakdown& b = e.breakdown;
     const std::pair<QString, double> parts[] = {
         {tr("Forward"), b.forwardS},           {tr("Backward"), b.backwardS},
-        {tr("Recompute"), b.recomputeS},       {tr("Pipeline bubble"), b.bubbleS},
+        {tr("Recompute"), b.recomputeS},       {tr("Pipeline idle"), b.bubbleS},
         {tr("Exposed TP comm."), b.tpCommS},   {tr("Exposed CP comm."), b.cpCommS},
         {tr("Exposed EP comm."), b.epCommS},   {tr("Exposed PP comm."), b.ppCommS},
         {tr("Exposed DP comm."), b.dpCommS},   {tr("Optimizer"), b.optimizerS},
@@ -159,8 +167,9 @@ void EvaluationSummary::setBreakdown(const core::Evaluation& e)
         const double share = e.iterationTimeS > 0.0 ? seconds / e.iterationTimeS : 0.0;
         m_breakdown->addRow(
             name + QLatin1Char(':'),
-            new QLabel(QStringLiteral("%1  (%2)").arg(formatSeconds(seconds), formatPercent(share)),
-                       this));
+            new QLabel(
+                tr("%1  (%2 of iteration)").arg(formatSeconds(seconds), formatPercent(share)),
+                this));
     }
 }
 

@@ -2,6 +2,7 @@
 
 #include <QLocale>
 
+#include <algorithm>
 #include <cmath>
 
 namespace archipelago::views {
@@ -85,6 +86,21 @@ QString formatTimeSpan(double seconds)
     return significant(seconds / 86400.0) + QStringLiteral(" days");
 }
 
+QString formatGpuHours(double hours)
+{
+    if (!std::isfinite(hours))
+        return kNotANumber;
+    const double magnitude = std::fabs(hours);
+    if (magnitude >= 1000.0)
+        return formatWholeNumber(hours);
+    if (magnitude == 0.0)
+        return QStringLiteral("0");
+    // Three significant figures: 465, 46.5, 4.65, 0.465, 0.0465.
+    const int exponent = static_cast<int>(std::floor(std::log10(magnitude)));
+    const int decimals = std::clamp(2 - exponent, 0, 9);
+    return numberLocale().toString(hours, 'f', decimals);
+}
+
 QString formatPercent(double fraction, int decimals)
 {
     if (!std::isfinite(fraction))
@@ -125,6 +141,39 @@ QString formatKm(double km)
         return kNotANumber;
     const int decimals = km >= 10.0 || km == std::floor(km) ? 0 : 1;
     return numberLocale().toString(km, 'f', decimals) + QStringLiteral(" km");
+}
+
+QString bubbleRatioName()
+{
+    return QStringLiteral("Bubble ratio");
+}
+
+QString bubbleRatioToolTip()
+{
+    return QStringLiteral(
+        "Bubble ratio = mean over pipeline stages of (idle time ÷ pipeline makespan), from the "
+        "simulated schedule (ARCHITECTURE.md). The same figure in the summary, the status bar, "
+        "the plots, the comparison table and the timeline.");
+}
+
+QString formatBubbleRatio(double fraction)
+{
+    return formatPercent(fraction, 1);
+}
+
+QString idleOverComputeName()
+{
+    return QStringLiteral("Idle ÷ compute (simulated)");
+}
+
+QString idleOverComputeToolTip()
+{
+    return QStringLiteral(
+        "Pipeline idle time ÷ compute time, from the simulated schedule (transfers, uneven "
+        "stages and the schedule's own order included). It equals Megatron's (p−1)/m "
+        "(Narayanan et al. 2021, section 2.2.1) only for uniform stages with free transfers; "
+        "the ideal (p−1)/m, or (p−1)/(v·m) when interleaved, is drawn as a reference marked "
+        "\"ideal\".");
 }
 
 } // namespace archipelago::views

@@ -1,5 +1,7 @@
-// Pipeline bubble per design point, two bars side by side in percent: the bubble ratio (idle
-// over makespan, averaged over ranks) and Megatron's idle over compute ((p-1)/m for 1F1B).
+// Pipeline bubble per design point, in percent: the bubble ratio (idle over makespan, averaged
+// over stages: the one figure every view calls "Bubble ratio") and, beside it, the simulated
+// idle over compute, with Megatron's ideal (p-1)/m or (p-1)/(v m) marked where the schedule
+// has that closed form (Narayanan et al. 2021, sections 2.2.1 and 2.2.2).
 #pragma once
 
 #include "designpoint.h"
@@ -8,9 +10,16 @@
 #include <QList>
 #include <QStringList>
 
+#include <optional>
+
 class QCPBarsGroup;
 
 namespace archipelago::views {
+
+// Megatron's ideal idle / compute of a pipeline: (p-1)/m for GPipe and 1F1B, (p-1)/(v m)
+// interleaved; nullopt for the zero-bubble and DualPipe schedules, which have none of that
+// form, and for a scenario without a pipeline or micro-batches.
+std::optional<double> idealIdleOverCompute(const core::Scenario& scenario);
 
 class BubblePlot : public PlotWidget
 {
@@ -27,12 +36,17 @@ public:
     QStringList categories() const { return m_names; }
     QList<double> bubblePercents() const { return m_bubble; }
     QList<double> idleOverComputePercents() const { return m_idle; }
+    // The text drawn above each bubble-ratio bar ("35.2 %", "n/a").
+    QStringList bubbleLabels() const { return m_bubbleLabels; }
 
 private:
     QStringList m_names;
     QStringList m_schedules; // "1F1B, p=16, m=128" per point
     QList<double> m_bubble;
     QList<double> m_idle;
+    QList<std::optional<double>> m_ideal; // percent
+    QList<bool> m_outOfMemory;
+    QStringList m_bubbleLabels;
     QCPBarsGroup* m_group = nullptr;
 };
 

@@ -38,6 +38,9 @@ void StackedBarPlot::setStacks(const QList<DesignPoint>& points, const QList<Sta
 
     setDesignPointCategories(plot, points);
     m_names = designPointNames(points);
+    m_outOfMemory.clear();
+    for (const DesignPoint& p : points)
+        m_outOfMemory.append(isOutOfMemory(p));
 
     QVector<double> keys;
     for (qsizetype i = 0; i < points.size(); ++i)
@@ -70,6 +73,7 @@ void StackedBarPlot::setStacks(const QList<DesignPoint>& points, const QList<Sta
     const double top = totals.isEmpty() ? 0.0 : *std::max_element(totals.begin(), totals.end());
     for (qsizetype i = 0; i < totals.size() && i < barLabels.size(); ++i)
         addBarLabel(plot, static_cast<double>(i), totals[i], barLabels[i], 0.98);
+    markOutOfMemory(plot, points, totals, kBarWidth);
     plot->yAxis->setRange(0.0, top > 0.0 ? top * kHeadroom : 1.0);
     requestReplot();
 }
@@ -85,9 +89,11 @@ QString StackedBarPlot::toolTipAt(const QPoint& pixel) const
         return {};
     const double value = plot->yAxis->pixelToCoord(pixel.y());
     const double total = stackTotals()[index];
-    const QString note = index < m_notes.size() && !m_notes[index].isEmpty()
-                             ? QStringLiteral("\n") + m_notes[index]
-                             : QString();
+    QString note = index < m_notes.size() && !m_notes[index].isEmpty()
+                       ? QStringLiteral("\n") + m_notes[index]
+                       : QString();
+    if (index < m_outOfMemory.size() && m_outOfMemory[index])
+        note += QStringLiteral("\nOUT OF MEMORY: this design point does not fit in HBM");
     double base = 0.0;
     if (std::abs(key - static_cast<double>(index)) <= kBarWidth / 2) {
         for (const StackSeries& s : m_series) {

@@ -43,6 +43,7 @@ private:
     QStringList m_names;
     QList<StackSeries> m_series;
     QStringList m_notes;
+    QList<bool> m_outOfMemory;
     QString m_unit;
 };
 

@@ -25,7 +25,7 @@ const QList<BreakdownPart> kParts = {
     {QStringLiteral("PP comm"), QColor(0xe1, 0x57, 0x59), &core::Breakdown::ppCommS},
     {QStringLiteral("DP comm"), QColor(0xd3, 0x72, 0x95), &core::Breakdown::dpCommS},
     {QStringLiteral("Optimizer"), QColor(0x76, 0xb7, 0xb2), &core::Breakdown::optimizerS},
-    {QStringLiteral("Bubble"), QColor(0xba, 0xb0, 0xac), &core::Breakdown::bubbleS},
+    {QStringLiteral("Pipeline idle"), QColor(0xba, 0xb0, 0xac), &core::Breakdown::bubbleS},
     {QStringLiteral("Interference"), QColor(0x9c, 0x75, 0x5f), &core::Breakdown::interferenceS},
 };
 
@@ -60,31 +60,39 @@ const Category* findCategory(const QString& key)
 
 const char* const kCategoriesProperty = "archipelagoCategories";
 const char* const kKeySpanProperty = "archipelagoKeySpan";
+const char* const kBarValueProperty = "archipelagoBarValue";
+const char* const kOomProperty = "archipelagoOutOfMemory";
+const char* const kBaseTopProperty = "archipelagoBaseTop";
+const char* const kLegendColumnsProperty = "archipelagoLegendColumns";
+const char* const kExtendedTopProperty = "archipelagoExtendedTop";
+// Red that reads on light and dark backgrounds (the status bar's out-of-memory colour).
+const QColor kOomColor(0xe5, 0x39, 0x35);
+// Wrapped labels take at most this many lines; past it they are rotated instead.
+constexpr int kMaxLabelLines = 2;
+constexpr double kRotatedLabelWidth = 150.0; // px, before eliding a rotated label
 
-// Greedy wrap at separators into lines no wider than `width`; the middle of a line that still
-// does not fit is elided.
-QString fitLabel(const QString& name, const QFontMetricsF& metrics, double width)
+// Greedy wrap at separators into at most kMaxLabelLines lines no wider than `width`; empty
+// when the name does not fit that way (the caller then rotates the labels).
+QString wrapLabel(const QString& name, const QFontMetricsF& metrics, double width)
 {
-    width = std::max(width, 40.0); // a too-narrow plot still names its categories
     if (metrics.horizontalAdvance(name) <= width)
         return name;
-    static const QRegularExpression separators(QStringLiteral("(?<=[-_ ])"));
+    static const QRegularExpression separators(QStringLiteral("(?<=[-_ ,])"));
     QStringList lines;
     QString line;
     for (const QString& part : name.split(separators, Qt::SkipEmptyParts)) {
         if (!line.isEmpty() && metrics.horizontalAdvance(line + part) > width) {
-            lines.append(line);
+            lines.append(line.trimmed());
             line.clear();
         }
         line += part;
     }
-    lines.append(line);
-    if (lines.size() > 3) {
-        lines = lines.mid(0, 3);
-        lines.last() += QChar(0x2026);
-    }
-    for (QString& l : lines)
-        l = metrics.elidedText(l, Qt::ElideMiddle, width);
+    lines.append(line.trimmed());
+    if (lines.size() > kMaxLabelLines)
+        return {};
+    for (const QString& l : lines)
+        if (metrics.horizontalAdvance(l) > width)
+            return {};
     return lines.join(QLatin1Char('\n'));
 }
 
@@ -168,6 +176,7 @@ void setupPlotFrame(QCustomPlot* plot, const QString& title, const QString& valu
     plot->legend->setVisible(true);
     plot->legend->setFillOrder(QCPLayoutGrid::foColumnsFirst);
     plot->legend->setWrap(legendColumns);
+    plot->setProperty(kLegendColumnsProperty, legendColumns);
     plot->legend->setBorderPen(Qt::NoPen);
     plot->legend->setIconSize(14, 10);
     plot->legend->setRowSpacing(0);
@@ -211,8 +220,29 @@ void setDesignPointCategories(QCustomPlot* plot, const QList<DesignPoint>& point
     fitCategoryLabels(plot);
 }
 
+// Fewer legend columns in a narrow plot, so that no entry is cut at the right edge.
+void fitLegendColumns(QCustomPlot* plot)
+{
+    const int preferred = plot->property(kLegendColumnsProperty).toInt();
+    if (preferred <= 1 || plot->legend->itemCount() == 0)
+        return;
+    const QFontMetricsF metrics(plot->legend->font());
+    double widest = 0.0;
+    for (int i = 0; i < plot->legend->itemCount(); ++i)
+        if (auto* item = qobject_cast<QCPPlottableLegendItem*>(plot->legend->item(i)))
+            widest = std::max(widest, metrics.horizontalAdvance(item->plottable()->name()));
+    const double entry = widest + 14.0 + 10.0 + 12.0; // icon, padding, column spacing
+    const int fit = static_cast<int>((plot->viewport().width() - 12.0) / entry);
+    const int columns = std::clamp(fit, 1, preferred);
+    if (plot->legend->wrap() != columns) {
+        plot->legend->setWrap(columns);
+        plot->legend->setFillOrder(QCPLayoutGrid::foColumnsFirst, true);
+    }
+}
+
 void fitCategoryLabels(QCustomPlot* plot)
 {
+    fitLegendColumns(plot);
     const QStringList names = plot->property(kCategoriesProperty).toStringList();
     const auto ticker = qSharedPointerDynamicCast<QCPAxisTickerText>(plot->xAxis->ticker());
     if (!ticker || names.isEmpty())
@@ -222,15 +252,44 @@ void fitCategoryLabels(QCustomPlot* plot)
     const double pixelsPerKey =
         std::max(1.0, plot->viewport().width() - 80.0) / plot->xAxis->range().size();
     const QFontMetricsF metrics(plot->xAxis->tickLabelFont());
-    QVector<double> keys;
+    const double width = std::max(30.0, 0.95 * pixelsPerKey - 6.0);
+    // Every label wrapped on at most two lines, or all of them rotated: one layout per axis
+    // reads better than a mix. A rotated label is elided only past kRotatedLabelWidth; the
+    // full name is in the tick label's tooltip (categoryToolTipAt).
     QVector<QString> labels;
-    for (qsizetype i = 0; i < names.size(); ++i) {
-        keys.append(static_cast<double>(i));
-        labels.append(fitLabel(names[i], metrics, 0.95 * pixelsPerKey - 6.0));
+    bool rotate = false;
+    for (const QString& name : names) {
+        const QString wrapped = wrapLabel(name, metrics, width);
+        rotate = rotate || wrapped.isEmpty();
+        labels.append(wrapped);
     }
+    if (rotate)
+        for (qsizetype i = 0; i < names.size(); ++i)
+            labels[i] = metrics.elidedText(names[i], Qt::ElideRight, kRotatedLabelWidth);
+    QVector<double> keys;
+    for (qsizetype i = 0; i < names.size(); ++i)
+        keys.append(static_cast<double>(i));
     if (ticker->ticks().values() != QList<QString>(labels.begin(), labels.end()))
         ticker->setTicks(keys, labels);
+    const double rotation = rotate ? -35.0 : 0.0;
+    if (plot->xAxis->tickLabelRotation() != rotation)
+        plot->xAxis->setTickLabelRotation(rotation);
 
+    // Value labels: horizontal when they fit over their bar, else turned upright (reading
+    // upwards from the bar's top) with the value axis extended to hold them. Never hidden.
+    // The extension is recomputed from the range the plot set (kBaseTopProperty) on every
+    // replot, so a resize can shrink it again.
+    QCPRange range = plot->yAxis->range();
+    const QVariant extended = plot->property(kExtendedTopProperty);
+    if (extended.isValid() && range.upper == extended.toDouble())
+        range.upper = plot->property(kBaseTopProperty).toDouble();
+    plot->setProperty(kBaseTopProperty, range.upper);
+    // Before the first layout the axis rect has no size: estimate it from the viewport (title,
+    // tick labels and legend take about 120 px).
+    const int laidOut = plot->axisRect()->height();
+    const double axisHeight =
+        std::max(60.0, laidOut > 10 ? laidOut : plot->viewport().height() - 120.0);
+    double neededTop = range.upper;
     for (int i = 0; i < plot->itemCount(); ++i) {
         auto* label = qobject_cast<QCPItemText*>(plot->item(i));
         const QVariant span = label ? label->property(kKeySpanProperty) : QVariant();
@@ -238,10 +297,113 @@ void fitCategoryLabels(QCustomPlot* plot)
             continue;
         const QFontMetricsF labelMetrics(label->font());
         double widest = 0.0;
-        for (const QString& line : label->text().split(QLatin1Char('\n')))
+        const QStringList lines = label->text().split(QLatin1Char('\n'));
+        for (const QString& line : lines)
             widest = std::max(widest, labelMetrics.horizontalAdvance(line));
-        label->setVisible(widest <= span.toDouble() * pixelsPerKey);
+        const bool upright = widest > span.toDouble() * pixelsPerKey;
+        label->setRotation(upright ? -90.0 : 0.0);
+        label->setPositionAlignment(upright ? Qt::AlignLeft | Qt::AlignVCenter
+                                            : Qt::AlignBottom | Qt::AlignHCenter);
+        label->setPadding(upright ? QMargins(3, 0, 0, 0) : QMargins(0, 0, 0, 2));
+        const double height = upright
+                                  ? widest + 6.0
+                                  : static_cast<double>(lines.size()) * labelMetrics.height() + 4.0;
+        const double value = label->property(kBarValueProperty).toDouble();
+        // value + the label's height in plot units, plus room for the "OOM" marks on top: the
+        // label takes `height` px of an axis whose top px are the remaining fraction.
+        const double fraction = std::min(0.7, (height + 18.0) / axisHeight);
+        if (range.size() > 0.0)
+            neededTop = std::max(neededTop, range.lower + (value - range.lower) / (1.0 - fraction));
     }
+    plot->setProperty(kExtendedTopProperty, neededTop);
+    if (neededTop != plot->yAxis->range().upper)
+        plot->yAxis->setRangeUpper(neededTop);
+}
+
+QString categoryToolTipAt(const QCustomPlot* plot, const QPoint& pixel)
+{
+    const QStringList names = plot->property(kCategoriesProperty).toStringList();
+    const QRect rect = plot->axisRect()->rect();
+    if (names.isEmpty() || pixel.y() <= rect.bottom() || pixel.x() < rect.left() - 40 ||
+        pixel.x() > rect.right() + 40)
+        return {};
+    const double key = plot->xAxis->pixelToCoord(pixel.x());
+    // Rotated labels run down and to the left of their tick: the nearest tick to the right.
+    const double shifted =
+        plot->xAxis->tickLabelRotation() != 0.0
+            ? plot->xAxis->pixelToCoord(pixel.x() + 0.8 * (pixel.y() - rect.bottom()))
+            : key;
+    const auto i = static_cast<qsizetype>(std::lround(shifted));
+    if (i < 0 || i >= names.size())
+        return {};
+    return names[i];
+}
+
+bool isOutOfMemory(const DesignPoint& point)
+{
+    return point.evaluation.ok && !point.evaluation.fitsInMemory;
+}
+
+void markOutOfMemory(QCustomPlot* plot, const QList<DesignPoint>& points, const QList<double>& tops,
+                     double barWidth)
+{
+    bool any = false;
+    for (qsizetype i = 0; i < points.size() && i < tops.size(); ++i) {
+        if (!isOutOfMemory(points[i]))
+            continue;
+        any = true;
+        const double key = static_cast<double>(i);
+        // Washed out (the plot background at 60 %) and hatched: the bars stay readable
+        // underneath, but nobody takes the point for a valid one.
+        for (int layer = 0; layer < 2; ++layer) {
+            auto* rect = new QCPItemRect(plot);
+            rect->topLeft->setCoords(key - barWidth / 2, std::max(tops[i], 0.0));
+            rect->bottomRight->setCoords(key + barWidth / 2, 0.0);
+            rect->setSelectable(false);
+            rect->setProperty(kOomProperty, layer);
+            if (layer == 0) {
+                QColor wash = plot->palette().color(QPalette::Base);
+                wash.setAlpha(150);
+                rect->setPen(Qt::NoPen);
+                rect->setBrush(wash);
+            } else {
+                rect->setPen(QPen(kOomColor, 1.5, Qt::DashLine));
+                rect->setBrush(QBrush(kOomColor, Qt::BDiagPattern));
+            }
+        }
+        auto* label = new QCPItemText(plot);
+        label->position->setTypeX(QCPItemPosition::ptPlotCoords);
+        label->position->setTypeY(QCPItemPosition::ptAxisRectRatio);
+        label->position->setCoords(key, 0.0);
+        label->setPositionAlignment(Qt::AlignTop | Qt::AlignHCenter);
+        label->setText(QStringLiteral("OOM"));
+        QFont font = plot->font();
+        font.setBold(true);
+        label->setFont(font);
+        label->setColor(kOomColor);
+        label->setSelectable(false);
+        label->setProperty(kOomProperty, 2);
+        label->setLayer(QStringLiteral("axes"));
+    }
+    if (any) {
+        // A legend entry only: an empty bar series with the overlay's look.
+        auto* legendOnly = new QCPBars(plot->xAxis, plot->yAxis);
+        legendOnly->setName(QStringLiteral("Out of memory"));
+        legendOnly->setPen(QPen(kOomColor, 1.5, Qt::DashLine));
+        legendOnly->setBrush(QBrush(kOomColor, Qt::BDiagPattern));
+        legendOnly->setSelectable(QCP::stNone);
+        legendOnly->setProperty(kOomProperty, 3);
+    }
+}
+
+int outOfMemoryMarks(const QCustomPlot* plot)
+{
+    int marks = 0;
+    for (int i = 0; i < plot->itemCount(); ++i)
+        if (qobject_cast<QCPItemRect*>(plot->item(i)) &&
+            plot->item(i)->property(kOomProperty).toInt() == 1)
+            ++marks;
+    return marks;
 }
 
 QCPItemText* addBarLabel(QCustomPlot* plot, double key, double value, const QString& text,
@@ -259,6 +421,8 @@ QCPItemText* addBarLabel(QCustomPlot* plot, double key, double value, const QStr
     label->setColor(plot->xAxis->tickLabelColor());
     label->setSelectable(false);
     label->setProperty(kKeySpanProperty, keySpan);
+    label->setProperty(kBarValueProperty, value);
+    label->setLayer(QStringLiteral("axes")); // above the bars and any out-of-memory overlay
     return label;
 }
 
@@ -283,9 +447,16 @@ void applyPlotPalette(QCustomPlot* plot, const QPalette& palette)
         if (auto* title = qobject_cast<QCPTextElement*>(plot->plotLayout()->elementAt(i)))
             title->setTextColor(text);
     }
+    QColor wash = palette.color(QPalette::Base);
+    wash.setAlpha(150);
     for (int i = 0; i < plot->itemCount(); ++i) {
-        if (auto* label = qobject_cast<QCPItemText*>(plot->item(i)))
+        QCPAbstractItem* item = plot->item(i);
+        const QVariant oom = item->property(kOomProperty);
+        if (auto* label = qobject_cast<QCPItemText*>(item); label && !oom.isValid())
             label->setColor(text);
+        else if (auto* rect = qobject_cast<QCPItemRect*>(item);
+                 rect && oom.isValid() && oom.toInt() == 0)
+            rect->setBrush(wash); // the swatches of the design points keep their colours
     }
 }
 

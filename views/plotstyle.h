@@ -14,6 +14,7 @@
 class QCPItemText;
 class QCustomPlot;
 class QPalette;
+class QPoint;
 
 namespace archipelago::views {
 
@@ -52,6 +53,18 @@ void fitCategoryLabels(QCustomPlot* plot);
 // `keySpan` (in key units) at the current zoom.
 QCPItemText* addBarLabel(QCustomPlot* plot, double key, double value, const QString& text,
                          double keySpan);
+// A design point the model evaluated that does not fit in HBM: plotted, but never like a valid
+// one (markOutOfMemory).
+bool isOutOfMemory(const DesignPoint& point);
+// Marks each out-of-memory point of `points`: its bars from 0 to `tops[i]` (`barWidth` wide,
+// in key units) washed out grey and hatched red, "OOM" on top of the plot area above them, and
+// one legend entry "Out of memory". Call after the bars, so the overlay is drawn over them.
+void markOutOfMemory(QCustomPlot* plot, const QList<DesignPoint>& points, const QList<double>& tops,
+                     double barWidth);
+int outOfMemoryMarks(const QCustomPlot* plot); // for tests: the hatched overlays drawn
+// The full name of the category under a tick label at `pixel` (below the axis rect); empty
+// elsewhere. Tick labels may be wrapped, rotated or elided; their tooltip is never.
+QString categoryToolTipAt(const QCustomPlot* plot, const QPoint& pixel);
 // Background, axes, grid and text follow the widget palette (light and dark themes).
 void applyPlotPalette(QCustomPlot* plot, const QPalette& palette);
 

@@ -71,7 +71,9 @@ void PlotWidget::changeEvent(QEvent* event)
 
 void PlotWidget::onMouseMove(QMouseEvent* event)
 {
-    const QString text = toolTipAt(event->position().toPoint());
+    QString text = toolTipAt(event->position().toPoint());
+    if (text.isEmpty()) // over a (wrapped, rotated or elided) category label: its full name
+        text = categoryToolTipAt(m_plot, event->position().toPoint());
     if (text.isEmpty())
         QToolTip::hideText();
     else

@@ -1,5 +1,7 @@
 #include "timelineview.h"
 
+#include "format.h"
+
 #include "plotstyle.h"
 #include "scenariotext.h"
 #include "timelineplottable.h"
@@ -76,6 +78,11 @@ TimelineView::TimelineView(QWidget* parent)
 void TimelineView::setDesignPoint(const DesignPoint& point)
 {
     m_blocks = point.evaluation.timeline;
+    // The bubble ratio of the evaluation (the same figure as the summary and the plots), not
+    // one recomputed from the drawn blocks: the timeline is one representative pipeline.
+    m_bubbleText = point.evaluation.ok && !m_blocks.empty()
+                       ? formatBubbleRatio(point.evaluation.bubbleRatio)
+                       : QString();
     rebuild(scheduleName(point.scenario.schedule.kind));
 }
 
@@ -147,6 +154,8 @@ void TimelineView::rebuild(const QString& schedule)
     if (chunks > 1)
         title += QStringLiteral(", v=%1").arg(chunks);
     title += QStringLiteral(", m=%1").arg(microBatches);
+    if (!m_bubbleText.isEmpty())
+        title += QStringLiteral(" · %1 %2").arg(bubbleRatioName(), m_bubbleText);
     setTitle(m_blocks.empty() ? QStringLiteral("Pipeline timeline — no timeline") : title);
     plot->xAxis->setLabel(QStringLiteral("Time (%1)").arg(m_unit));
 

@@ -28,6 +28,8 @@ public:
     qsizetype drawnBlocks(core::BlockKind kind) const;
     qsizetype drawnDciSends() const;
     double makespanS() const { return m_makespanS; }
+    // The bubble ratio shown in the title ("35.2 %"); empty without a timeline.
+    QString bubbleRatioText() const { return m_bubbleText; }
     // Time unit of the x axis: "ms" or "s".
     QString timeUnit() const { return m_unit; }
     // Shows the whole makespan again.
@@ -57,6 +59,7 @@ private:
     double m_makespanS = 0.0;
     double m_scale = 1e3; // seconds -> axis unit
     QString m_unit = QStringLiteral("ms");
+    QString m_bubbleText;
     int m_ranks = 0;
     int m_chunks = 0;
 };
