@@ -20,6 +20,11 @@ const QColor kBetterTint(46, 160, 67, 70);
 const QColor kWorseTint(218, 54, 51, 70);
 const QColor kNeutralTint(210, 153, 34, 70);
 
+// Compact columns: a point's name is elided past this width (its tooltip has all of it), and
+// no column grows past kMaxColumnWidth however long a cell is.
+constexpr int kMaxNameWidth = 90;
+constexpr int kMaxColumnWidth = 130;
+
 QIcon swatch(const QColor& color)
 {
     QPixmap pixmap(12, 12);
@@ -31,9 +36,32 @@ QIcon swatch(const QColor& color)
     return QIcon(pixmap);
 }
 
-QString pointName(const DesignPoint& p, int column)
+QString pointName(const DesignPoint& p, int index)
 {
-    return p.name.isEmpty() ? QStringLiteral("point %1").arg(column + 1) : p.name;
+    return p.name.isEmpty() ? QStringLiteral("point %1").arg(index + 1) : p.name;
+}
+
+// A point's name in at most two lines of `width` px, wrapped at spaces, the rest elided: the
+// headers stay narrow and still say more than one elided line would.
+QString twoLines(const QString& name, const QFontMetrics& metrics, int width)
+{
+    if (metrics.horizontalAdvance(name) <= width)
+        return name;
+    const QStringList words = name.split(QLatin1Char(' '), Qt::SkipEmptyParts);
+    QString first;
+    qsizetype used = 0;
+    for (; used < words.size(); ++used) {
+        const QString candidate =
+            first.isEmpty() ? words[used] : first + QLatin1Char(' ') + words[used];
+        if (!first.isEmpty() && metrics.horizontalAdvance(candidate) > width)
+            break;
+        first = candidate;
+    }
+    const QString rest = words.mid(used).join(QLatin1Char(' '));
+    first = metrics.elidedText(first, Qt::ElideRight, width);
+    return rest.isEmpty()
+               ? first
+               : first + QLatin1Char('\n') + metrics.elidedText(rest, Qt::ElideMiddle, width);
 }
 
 QString withUnit(const QString& text, const QString& unit)
@@ -49,11 +77,26 @@ ComparisonTable::ComparisonTable(QWidget* parent)
     setEditTriggers(QAbstractItemView::NoEditTriggers);
     setSelectionMode(QAbstractItemView::ContiguousSelection);
     setWordWrap(false);
+    setTextElideMode(Qt::ElideMiddle);
     verticalHeader()->setDefaultSectionSize(fontMetrics().height() + 6);
-    horizontalHeader()->setContextMenuPolicy(Qt::CustomContextMenu);
-    horizontalHeader()->setToolTip(QStringLiteral("Right-click a column to use it as baseline"));
+    horizontalHeader()->setMinimumSectionSize(36);
+    for (QHeaderView* header : {horizontalHeader(), verticalHeader()}) {
+        header->setContextMenuPolicy(Qt::CustomContextMenu);
+        header->setSectionsClickable(true);
+    }
     connect(horizontalHeader(), &QWidget::customContextMenuRequested, this,
-            &ComparisonTable::showHeaderMenu);
+            [this](const QPoint& pos) { showHeaderMenu(pos, Qt::Horizontal); });
+    connect(verticalHeader(), &QWidget::customContextMenuRequested, this,
+            [this](const QPoint& pos) { showHeaderMenu(pos, Qt::Vertical); });
+    // Double-click a point's header: compare the others with it.
+    connect(horizontalHeader(), &QHeaderView::sectionDoubleClicked, this, [this](int section) {
+        if (const int p = pointAtHeader(Qt::Horizontal, section); p >= 0)
+            setBaseline(p);
+    });
+    connect(verticalHeader(), &QHeaderView::sectionDoubleClicked, this, [this](int section) {
+        if (const int p = pointAtHeader(Qt::Vertical, section); p >= 0)
+            setBaseline(p);
+    });
     setContextMenuPolicy(Qt::CustomContextMenu);
     connect(this, &QWidget::customContextMenuRequested, this, &ComparisonTable::showCellMenu);
     rebuild();
@@ -66,14 +109,25 @@ void ComparisonTable::setDesignPoints(const QList<DesignPoint>& pinned, const De
 
 void ComparisonTable::setDesignPoints(const QList<DesignPoint>& points)
 {
+    // The baseline follows its point when pins are added or removed before it.
+    const QString baselineName =
+        m_baselineChosen && m_baseline < m_points.size() ? m_points[m_baseline].name : QString();
     m_points = points;
+    if (!baselineName.isEmpty()) {
+        for (int i = 0; i < m_points.size(); ++i)
+            if (m_points[i].name == baselineName) {
+                m_baseline = i;
+                break;
+            }
+    }
     m_baseline = std::clamp(m_baseline, 0, std::max(0, static_cast<int>(m_points.size()) - 1));
     rebuild();
 }
 
-void ComparisonTable::setBaseline(int column)
+void ComparisonTable::setBaseline(int point)
 {
-    const int clamped = std::clamp(column, 0, std::max(0, static_cast<int>(m_points.size()) - 1));
+    const int clamped = std::clamp(point, 0, std::max(0, static_cast<int>(m_points.size()) - 1));
+    m_baselineChosen = true;
     if (clamped == m_baseline)
         return;
     m_baseline = clamped;
@@ -81,53 +135,143 @@ void ComparisonTable::setBaseline(int column)
     emit baselineChanged(m_baseline);
 }
 
+void ComparisonTable::setTransposed(bool transposed)
+{
+    if (transposed == m_transposed)
+        return;
+    m_transposed = transposed;
+    rebuild();
+    emit transposedChanged(m_transposed);
+}
+
+QTableWidgetItem* ComparisonTable::cell(int metric, int point) const
+{
+    return m_transposed ? item(point, metric) : item(metric, point);
+}
+
+int ComparisonTable::metricIndex(const QString& label) const
+{
+    const QList<ComparisonRow>& rows = comparisonRows();
+    for (int r = 0; r < rows.size(); ++r)
+        if (rows[r].label == label)
+            return r;
+    return -1;
+}
+
 bool ComparisonTable::isHighlighted(int row, int column) const
 {
-    const QTableWidgetItem* cell = item(row, column);
-    return cell && cell->data(DiffersRole).toBool();
+    const QTableWidgetItem* c = item(row, column);
+    return c && c->data(DiffersRole).toBool();
+}
+
+int ComparisonTable::pointAtHeader(Qt::Orientation orientation, int section) const
+{
+    const bool pointsHere = (orientation == Qt::Horizontal) != m_transposed;
+    return pointsHere && section >= 0 && section < m_points.size() ? section : -1;
+}
+
+QTableWidgetItem* ComparisonTable::pointHeader(int point) const
+{
+    const DesignPoint& p = m_points[point];
+    const QString full = pointName(p, point);
+    const bool isBaseline = point == m_baseline && m_points.size() > 1;
+    // Pins as columns: two short lines keep the columns narrow; as rows, one line (the rows
+    // are one line high and the header column may be wider).
+    QString shown = m_transposed
+                        ? fontMetrics().elidedText(full, Qt::ElideMiddle, 2 * kMaxNameWidth)
+                        : twoLines(full, fontMetrics(), kMaxNameWidth);
+    if (isBaseline)
+        shown = QStringLiteral("◆ ") + shown; // ◆ marks the baseline (tooltip and legend say so)
+    auto* header = new QTableWidgetItem(swatch(p.color), shown);
+    QString tip = full;
+    if (!p.scenario.description.empty())
+        tip += QLatin1Char('\n') + QString::fromStdString(p.scenario.description);
+    tip += isBaseline ? QStringLiteral("\n◆ Baseline: the other points are compared with this one.")
+                      : QStringLiteral("\nDouble-click (or right-click) to compare the others "
+                                       "with this point.");
+    header->setToolTip(tip);
+    if (isBaseline) {
+        QFont bold = font();
+        bold.setBold(true);
+        header->setFont(bold);
+    }
+    return header;
+}
+
+QTableWidgetItem* ComparisonTable::metricHeader(int metric) const
+{
+    const ComparisonRow& def = comparisonRows()[metric];
+    auto* header = new QTableWidgetItem(def.label);
+    header->setToolTip(
+        def.description.isEmpty() ? def.label : def.label + QStringLiteral(": ") + def.description);
+    return header;
 }
 
 void ComparisonTable::rebuild()
 {
-    const QList<ComparisonRow>& rows = comparisonRows();
+    const int metrics = static_cast<int>(comparisonRows().size());
+    const int points = static_cast<int>(m_points.size());
     clear();
-    setRowCount(static_cast<int>(rows.size()));
-    setColumnCount(static_cast<int>(m_points.size()));
-    for (int r = 0; r < rowCount(); ++r) {
-        auto* header = new QTableWidgetItem(rows[r].label);
-        setVerticalHeaderItem(r, header);
+    setRowCount(m_transposed ? points : metrics);
+    setColumnCount(m_transposed ? metrics : points);
+    for (int m = 0; m < metrics; ++m) {
+        if (m_transposed)
+            setHorizontalHeaderItem(m, metricHeader(m));
+        else
+            setVerticalHeaderItem(m, metricHeader(m));
     }
-    for (int c = 0; c < columnCount(); ++c) {
-        const DesignPoint& p = m_points[c];
-        QString name = pointName(p, c);
-        if (c == m_baseline && columnCount() > 1)
-            name += QStringLiteral(" (baseline)");
-        auto* header = new QTableWidgetItem(swatch(p.color), name);
-        header->setToolTip(QString::fromStdString(p.scenario.description));
-        setHorizontalHeaderItem(c, header);
-        for (int r = 0; r < rowCount(); ++r)
-            fillCell(r, c);
+    for (int p = 0; p < points; ++p) {
+        if (m_transposed)
+            setVerticalHeaderItem(p, pointHeader(p));
+        else
+            setHorizontalHeaderItem(p, pointHeader(p));
+        for (int m = 0; m < metrics; ++m) {
+            if (m_transposed)
+                setItem(p, m, makeCell(m, p));
+            else
+                setItem(m, p, makeCell(m, p));
+        }
     }
+    horizontalHeader()->setToolTip(
+        m_transposed ? QString()
+                     : QStringLiteral("Double-click a point to use it as baseline; right-click "
+                                      "for the layout"));
+    // Two-line point names (pins as columns) need a header two lines high.
+    bool twoLineNames = false;
+    for (int c = 0; c < columnCount(); ++c)
+        if (const QTableWidgetItem* h = horizontalHeaderItem(c); h && h->text().contains('\n'))
+            twoLineNames = true;
+    horizontalHeader()->setMinimumHeight(twoLineNames ? 2 * fontMetrics().height() + 10
+                                                      : fontMetrics().height() + 8);
     resizeColumnsToContents();
+    // With one or two points there is room for every text; past that, columns stay compact.
+    for (int c = 0; c < columnCount() && pointCount() > 2; ++c)
+        if (columnWidth(c) > kMaxColumnWidth)
+            setColumnWidth(c, kMaxColumnWidth);
 }
 
-void ComparisonTable::fillCell(int row, int column)
+QTableWidgetItem* ComparisonTable::makeCell(int metric, int point) const
 {
-    const ComparisonRow& def = comparisonRows()[row];
-    const DesignPoint& point = m_points[column];
+    const ComparisonRow& def = comparisonRows()[metric];
+    const DesignPoint& p = m_points[point];
     const DesignPoint& base = m_points[m_baseline];
-    const std::optional<double> value = def.value(point);
-    const std::optional<double> baseValue = def.value(base);
-    const QString text = value ? def.format(*value) : QStringLiteral("—");
-    const QString baseText = baseValue ? def.format(*baseValue) : QStringLiteral("—");
+    const QString text = def.textFor(p);
+    const QString baseText = def.textFor(base);
+    const std::optional<double> value = def.numberFor(p);
+    const std::optional<double> baseValue = def.numberFor(base);
 
-    auto* cell = new QTableWidgetItem(text);
-    cell->setTextAlignment(Qt::AlignRight | Qt::AlignVCenter);
-    QString tip = QStringLiteral("%1 · %2: %3")
-                      .arg(pointName(point, column), def.label, withUnit(text, def.unit));
+    auto* c = new QTableWidgetItem(text);
+    c->setTextAlignment((def.text ? Qt::AlignLeft : Qt::AlignRight) | Qt::AlignVCenter);
+    QString tip =
+        QStringLiteral("%1 · %2: %3").arg(pointName(p, point), def.label, withUnit(text, def.unit));
+    if (def.detail) {
+        const QString detail = def.detail(p);
+        if (!detail.isEmpty())
+            tip += QLatin1Char('\n') + detail;
+    }
     // Differences are what the reader sees: two values that print the same are not flagged.
-    const bool differs = column != m_baseline && text != baseText;
-    cell->setData(DiffersRole, differs);
+    const bool differs = point != m_baseline && text != baseText;
+    c->setData(DiffersRole, differs);
     if (differs) {
         QString delta;
         QColor tint = kNeutralTint;
@@ -137,53 +281,71 @@ void ComparisonTable::fillCell(int row, int column)
                 tint = (change < 0) == (def.better == Better::Lower) ? kBetterTint : kWorseTint;
             if (def.relativeDelta && *baseValue != 0.0) {
                 const double relative = change / std::abs(*baseValue);
-                cell->setData(RelativeDeltaRole, relative);
+                c->setData(RelativeDeltaRole, relative);
                 delta = QStringLiteral("%1%2%").arg(relative >= 0 ? "+" : "",
-                                                    formatSignificant(100.0 * relative, 3));
+                                                    formatSignificant(100.0 * relative, 2));
             } else if (def.relativeDelta) {
                 delta = QStringLiteral("%1%2").arg(change >= 0 ? "+" : "", def.format(change));
             }
         }
-        cell->setBackground(tint);
+        c->setBackground(tint);
         if (!delta.isEmpty())
-            cell->setText(QStringLiteral("%1 (%2)").arg(text, delta));
+            c->setText(QStringLiteral("%1 %2").arg(text, delta));
         tip += QStringLiteral("\nbaseline %1: %2%3")
                    .arg(pointName(base, m_baseline), withUnit(baseText, def.unit),
                         delta.isEmpty() ? QString() : QStringLiteral(" (%1)").arg(delta));
     }
-    cell->setToolTip(tip);
-    setItem(row, column, cell);
+    c->setToolTip(tip);
+    return c;
 }
 
 QString ComparisonTable::toTsv() const
 {
     QStringList lines;
     QStringList header{QStringLiteral("metric")};
-    for (int c = 0; c < columnCount(); ++c)
-        header.append(pointName(m_points[c], c));
+    for (int p = 0; p < m_points.size(); ++p)
+        header.append(pointName(m_points[p], p));
     lines.append(header.join(QLatin1Char('\t')));
-    const QList<ComparisonRow>& rows = comparisonRows();
-    for (int r = 0; r < rowCount(); ++r) {
-        QStringList line{rows[r].label};
-        for (int c = 0; c < columnCount(); ++c) {
-            const std::optional<double> v = rows[r].value(m_points[c]);
-            line.append(v ? rows[r].format(*v) : QString());
+    for (const ComparisonRow& row : comparisonRows()) {
+        QStringList line{row.label};
+        for (const DesignPoint& p : m_points) {
+            const QString text = row.textFor(p);
+            line.append(text == QStringLiteral("—") ? QString() : text);
         }
         lines.append(line.join(QLatin1Char('\t')));
     }
     return lines.join(QLatin1Char('\n')) + QLatin1Char('\n');
 }
 
-void ComparisonTable::showHeaderMenu(const QPoint& pos)
+void ComparisonTable::addLayoutActions(QMenu* menu)
 {
-    const int column = horizontalHeader()->logicalIndexAt(pos);
-    if (column < 0)
-        return;
+    QAction* transpose = menu->addAction(QStringLiteral("Pins as rows"), this,
+                                         [this](bool on) { setTransposed(on); });
+    transpose->setCheckable(true);
+    transpose->setChecked(m_transposed);
+    QMenu* baseline = menu->addMenu(QStringLiteral("Baseline"));
+    for (int p = 0; p < m_points.size(); ++p) {
+        QAction* a = baseline->addAction(swatch(m_points[p].color), pointName(m_points[p], p), this,
+                                         [this, p] { setBaseline(p); });
+        a->setCheckable(true);
+        a->setChecked(p == m_baseline);
+    }
+    baseline->setEnabled(m_points.size() > 1);
+}
+
+void ComparisonTable::showHeaderMenu(const QPoint& pos, Qt::Orientation orientation)
+{
+    QHeaderView* header = orientation == Qt::Horizontal ? horizontalHeader() : verticalHeader();
+    const int point = pointAtHeader(orientation, header->logicalIndexAt(pos));
     QMenu menu(this);
-    QAction* use = menu.addAction(QStringLiteral("Use as baseline"), this,
-                                  [this, column] { setBaseline(column); });
-    use->setEnabled(column != m_baseline);
-    menu.exec(horizontalHeader()->mapToGlobal(pos));
+    if (point >= 0) {
+        QAction* use = menu.addAction(QStringLiteral("Use as baseline"), this,
+                                      [this, point] { setBaseline(point); });
+        use->setEnabled(point != m_baseline);
+        menu.addSeparator();
+    }
+    addLayoutActions(&menu);
+    menu.exec(header->mapToGlobal(pos));
 }
 
 void ComparisonTable::showCellMenu(const QPoint& pos)
@@ -191,6 +353,8 @@ void ComparisonTable::showCellMenu(const QPoint& pos)
     QMenu menu(this);
     menu.addAction(QStringLiteral("Copy table"), this,
                    [this] { QApplication::clipboard()->setText(toTsv()); });
+    menu.addSeparator();
+    addLayoutActions(&menu);
     menu.exec(viewport()->mapToGlobal(pos));
 }
 

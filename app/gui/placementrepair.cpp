@@ -3,6 +3,9 @@
 #include "evaluation/costmodel.h"
 #include "io/placementrepair.h"
 
+#include "format.h"
+
+#include <QObject>
 #include <QStringList>
 
 namespace archipelago::app {
@@ -40,7 +43,24 @@ ValidatedEdit validateEdit(const core::Scenario& candidate, const core::Scenario
     QStringList notes;
     for (const std::string& note : repair.notes)
         notes << QString::fromStdString(note);
-    return {std::move(repair.scenario), {}, notes.join(QStringLiteral("; "))};
+    ValidatedEdit edit{std::move(repair.scenario), {}, notes.join(QStringLiteral("; "))};
+    const core::Scenario& fitted = *edit.scenario;
+    if (fitted.workload.globalBatch != candidate.workload.globalBatch) {
+        edit.batchBefore = candidate.workload.globalBatch;
+        edit.batchAfter = fitted.workload.globalBatch;
+        const std::int64_t dpBefore = core::dataParallel(before);
+        const std::int64_t dpAfter = core::dataParallel(fitted);
+        edit.batchQuestion =
+            QObject::tr("This edit changes data parallelism from %1 to %2. The global batch of "
+                        "%3 sequences does not divide into micro-batch %4 × DP %2, so the edit "
+                        "is only valid with a global batch of %5 sequences (the nearest that "
+                        "divides).\n\nChange the global batch from %3 to %5 with this edit?")
+                .arg(views::formatCount(dpBefore), views::formatCount(dpAfter),
+                     views::formatCount(edit.batchBefore),
+                     views::formatCount(fitted.parallelism.microBatch),
+                     views::formatCount(edit.batchAfter));
+    }
+    return edit;
 }
 
 } // namespace archipelago::app

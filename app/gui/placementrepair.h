@@ -3,14 +3,17 @@
 // edits that change the GPUs or the degrees, lets core re-make the placement
 // (core::repairPlacement, io/placementrepair.h: the same fallbacks the property editor uses).
 // When the data-parallel degree changes and the edit did not set the global batch itself, the
-// global batch follows DP (said in `note`) rather than the edit being refused; nothing is
-// invented beyond that: an edit still invalid is refused with the reason.
+// repair may find a valid scenario only with the global batch fitted to DP: validateEdit then
+// reports the change (batchBefore, batchAfter, batchQuestion) and the caller must ask the user
+// before applying it (a different batch is a different job, issue 11 B2); nothing is invented
+// beyond that: an edit still invalid is refused with the reason.
 #pragma once
 
 #include "io/scenarioio.h"
 
 #include <QString>
 
+#include <cstdint>
 #include <optional>
 #include <vector>
 
@@ -23,6 +26,13 @@ struct ValidatedEdit
     // What was adjusted besides the edit ("global batch 8 -> 16 sequences ...", a TP split
     // across datacenters dropped), "; "-separated.
     QString note;
+    // The global batch the repaired scenario needs, when it differs from the edit's: the
+    // workload changes as a side effect and needs the user's consent (0 and 0 otherwise).
+    std::int64_t batchBefore = 0;
+    std::int64_t batchAfter = 0;
+    bool changesGlobalBatch() const { return batchAfter != batchBefore; }
+    // "Global batch 2,048 no longer divides …; change it to 2,016 sequences?"
+    QString batchQuestion = {};
 };
 
 // The errors (not the warnings) core::checkScenario finds, against the effective catalog.

@@ -5,6 +5,7 @@
 #include <QFileDialog>
 #include <QLocale>
 #include <QMessageBox>
+#include <QPushButton>
 #include <QStringList>
 
 namespace archipelago::app {
@@ -69,6 +70,21 @@ bool Prompts::askRecover(QWidget* parent, const QString& documentName, const QDa
     box.setInformativeText(QObject::tr("Recover the autosaved changes?"));
     box.setDefaultButton(QMessageBox::Yes);
     return box.exec() == QMessageBox::Yes;
+}
+
+bool Prompts::askChangeGlobalBatch(QWidget* parent, const QString& edit, const QString& question)
+{
+    QMessageBox box(QMessageBox::Question, QObject::tr("Change the Global Batch?"), question,
+                    QMessageBox::NoButton, parent);
+    QPushButton* change =
+        box.addButton(QObject::tr("%1 and Change the Batch").arg(edit), QMessageBox::AcceptRole);
+    box.addButton(QObject::tr("Cancel the Edit"), QMessageBox::RejectRole);
+    box.setInformativeText(
+        QObject::tr("A different global batch is a different training job: design points with "
+                    "different batches do not compare like for like."));
+    box.setDefaultButton(change);
+    box.exec();
+    return box.clickedButton() == change;
 }
 
 Prompts::SaveChoice SilentPrompts::askSaveChanges(QWidget*, const QString&)

@@ -34,6 +34,11 @@ public:
     virtual void showError(QWidget* parent, const QString& title, const QString& message);
     // An autosaved copy of `documentName` from `when` is newer than the file: recover it?
     virtual bool askRecover(QWidget* parent, const QString& documentName, const QDateTime& when);
+    // An edit (`edit`, its undo text) only stays valid if the workload's global batch changes
+    // (`question` says from what to what, and why): change it as part of the edit? No: the
+    // edit is not applied. A side effect on the workload is never silent (issue 11, B2).
+    virtual bool askChangeGlobalBatch(QWidget* parent, const QString& edit,
+                                      const QString& question);
 };
 
 // Answers without asking: discard changes, cancel file dialogs (or answer Save As with
@@ -58,7 +63,14 @@ public:
     int saveQuestions = 0;
     bool recover = false; // the answer to "recover the autosaved copy?"
     int recoverQuestions = 0;
-    QStringList errors; // one line per diagnostic or error shown
+    bool askChangeGlobalBatch(QWidget*, const QString&, const QString& question) override
+    {
+        batchQuestions.append(question);
+        return changeGlobalBatch;
+    }
+    bool changeGlobalBatch = true; // the answer to "change the global batch with the edit?"
+    QStringList batchQuestions;    // the questions asked, in order
+    QStringList errors;            // one line per diagnostic or error shown
 };
 
 } // namespace archipelago::app
