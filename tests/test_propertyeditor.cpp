@@ -1,7 +1,7 @@
 // Property editor. Offscreen widget tests: loading never emits; valid edits
 // leave as one intent whose candidate passes the loader's checks; invalid ones are refused inline
-// with the loader's reason and emit nothing; a multi-selection shows "mixed" and is edited as a
-// whole. The editor never changes a document: the tests only listen.
+// with the loader's reason in words and emit nothing; a multi-selection shows "mixed" and is
+// edited as a whole. The editor never changes a document: the tests only listen.
 #include "model/placementpresets.h"
 #include "propertyeditor.h"
 #include "propertyeditordatacenter.h"
@@ -13,8 +13,11 @@
 #include "evaluation/costmodel.h"
 #include "io/scenarioio.h"
 
+#include <QComboBox>
 #include <QFormLayout>
 #include <QLabel>
+#include <QLineEdit>
+#include <QScrollArea>
 #include <QSignalSpy>
 #include <QTest>
 
@@ -91,6 +94,8 @@ private slots:
     void warningsShowButDoNotBlock();
     void numericFieldsHaveUnits_data();
     void numericFieldsHaveUnits();
+    void nothingClipsAtDockWidth_data();
+    void nothingClipsAtDockWidth();
     void renderToPng();
 
 private:
@@ -165,8 +170,9 @@ void TestPropertyEditor::invalidTpIsRefusedWithReason_data()
 {
     QTest::addColumn<int>("tp");
     QTest::addColumn<QString>("reason");
-    QTest::newRow("tp 3 does not divide the heads") << 3 << "does not divide heads = 128";
-    QTest::newRow("tp 16 splits KV groups") << 16 << "does not divide kv_heads = 8";
+    QTest::newRow("tp 3 does not divide the heads")
+        << 3 << "TP 3 does not divide the 128 attention heads.";
+    QTest::newRow("tp 16 splits KV groups") << 16 << "TP 16 does not divide the 8 KV heads";
 }
 
 void TestPropertyEditor::invalidTpIsRefusedWithReason()
@@ -368,6 +374,54 @@ void TestPropertyEditor::numericFieldsHaveUnits()
         QVERIFY2(!spin->toolTip().isEmpty(), qPrintable(spin->objectName()));
 }
 
+void TestPropertyEditor::nothingClipsAtDockWidth_data()
+{
+    QTest::addColumn<int>("width");
+    QTest::newRow("narrowest dock") << 300;
+    QTest::newRow("default dock") << 370;
+    QTest::newRow("wide dock") << 520;
+}
+
+void TestPropertyEditor::nothingClipsAtDockWidth()
+{
+    // Every editor keeps at least its minimum width and ends inside the panel: no clipped spin
+    // arrows, drop-downs or texts, whatever the page and the dock's width.
+    QFETCH(int, width);
+    m_editor->resize(width, 900);
+    m_editor->show();
+    const QList<std::pair<Kind, QList<core::Id>>> pages{
+        {Kind::Scenario, {}}, {Kind::Workload, {}},    {Kind::Parallelism, {}},
+        {Kind::Schedule, {}}, {Kind::Datacenter, {0}}, {Kind::Datacenter, {0, 1}},
+        {Kind::Pod, {0}},     {Kind::Link, {0}}};
+    for (const auto& [kind, ids] : pages) {
+        m_editor->setSelection(kind, ids);
+        views::PropertyEditorPage* page = m_editor->currentPage();
+        QVERIFY(page);
+        QTest::qWait(10);
+        auto* scroll = page->findChild<QScrollArea*>();
+        QVERIFY(scroll);
+        QWidget* viewport = scroll->viewport();
+        const QList<QWidget*> editors = page->findChildren<QWidget*>();
+        for (QWidget* w : editors) {
+            if (!w->isVisible() || !(qobject_cast<QAbstractSpinBox*>(w) ||
+                                     qobject_cast<QComboBox*>(w) || qobject_cast<QLineEdit*>(w)))
+                continue;
+            if (qobject_cast<QAbstractSpinBox*>(w->parentWidget()))
+                continue; // the line edit inside a spin box
+            const QPoint topLeft = w->mapTo(viewport, QPoint(0, 0));
+            const QString what = QStringLiteral("%1 at %2: %3 from x %4, width %5 of %6")
+                                     .arg(page->title())
+                                     .arg(width)
+                                     .arg(QString::fromLatin1(w->metaObject()->className()))
+                                     .arg(topLeft.x())
+                                     .arg(w->width())
+                                     .arg(viewport->width());
+            QVERIFY2(topLeft.x() + w->width() <= viewport->width(), qPrintable(what));
+            QVERIFY2(w->width() >= w->minimumSizeHint().width(), qPrintable(what));
+        }
+    }
+}
+
 void TestPropertyEditor::renderToPng()
 {
     // A look at the panels for review (not an assertion on pixels).
@@ -384,6 +438,25 @@ void TestPropertyEditor::renderToPng()
         QTest::qWait(20); // let the layouts settle
         QVERIFY(m_editor->grab().save(QStringLiteral("/tmp/propertyeditor-%1.png").arg(i++)));
     }
+    // The default dock width, with a refusal in words on the link page.
+    m_editor->resize(370, 900);
+    m_editor->setSelection(Kind::Link, {0});
+    m_editor->linkEditor()->findChild<views::IntField*>()->setValue(0);
+    QTest::qWait(20);
+    QVERIFY(m_editor->grab().save(QStringLiteral("/tmp/propertyeditor-narrow-link.png")));
+    m_editor->setSelection(Kind::Datacenter, {0});
+    QTest::qWait(20);
+    QVERIFY(m_editor->grab().save(QStringLiteral("/tmp/propertyeditor-narrow-datacenter.png")));
+    m_editor->setSelection(Kind::Workload);
+    QTest::qWait(20);
+    QVERIFY(m_editor->grab().save(QStringLiteral("/tmp/propertyeditor-narrow-workload.png")));
+    m_editor->setSelection(Kind::Scenario);
+    QTest::qWait(20);
+    QVERIFY(m_editor->grab().save(QStringLiteral("/tmp/propertyeditor-narrow-scenario.png")));
+    m_editor->setSelection(Kind::Parallelism);
+    m_editor->parallelismEditor()->intField(QStringLiteral("tp"))->setValue(3);
+    QTest::qWait(20);
+    QVERIFY(m_editor->grab().save(QStringLiteral("/tmp/propertyeditor-narrow-tp.png")));
 }
 
 QTEST_MAIN(TestPropertyEditor)

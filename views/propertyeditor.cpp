@@ -6,6 +6,7 @@
 #include "propertyeditorlink.h"
 #include "propertyeditorparallelism.h"
 #include "propertyeditorplacement.h"
+#include "propertyeditorscenario.h"
 #include "propertyeditorschedule.h"
 #include "propertyeditorvalidation.h"
 #include "propertyeditorworkload.h"
@@ -29,20 +30,32 @@ PropertyEditor::PropertyEditor(QWidget* parent)
     hint->setContentsMargins(12, 12, 12, 12);
     hint->setEnabled(false);
     m_hint = hint;
+    m_scenarioPage = new ScenarioEditor(this);
     m_workload = new WorkloadEditor(this);
     m_parallelism = new ParallelismEditor(this);
     m_schedule = new ScheduleEditor(this);
     m_datacenter = new DatacenterEditor(this);
     m_link = new LinkEditor(this);
-    for (QWidget* page : {m_hint, static_cast<QWidget*>(m_workload),
-                          static_cast<QWidget*>(m_parallelism), static_cast<QWidget*>(m_schedule),
-                          static_cast<QWidget*>(m_datacenter), static_cast<QWidget*>(m_link)})
+    for (QWidget* page :
+         {m_hint, static_cast<QWidget*>(m_scenarioPage), static_cast<QWidget*>(m_workload),
+          static_cast<QWidget*>(m_parallelism), static_cast<QWidget*>(m_schedule),
+          static_cast<QWidget*>(m_datacenter), static_cast<QWidget*>(m_link)})
         m_stack->addWidget(page);
 
     auto* layout = new QVBoxLayout(this);
     layout->setContentsMargins(0, 0, 0, 0);
     layout->addWidget(m_stack);
     setMinimumWidth(300);
+
+    // A number typed out of range is refused by its row; the status bar hears it too.
+    for (FieldRow* row : findChildren<FieldRow*>()) {
+        if (auto* field = qobject_cast<IntField*>(row->editor()))
+            connect(field, &IntField::outOfRange, this,
+                    [this, row](int typed) { emit editRefused(row->rangeMessage(typed)); });
+        else if (auto* number = qobject_cast<DoubleField*>(row->editor()))
+            connect(number, &DoubleField::outOfRange, this,
+                    [this, row](double typed) { emit editRefused(row->rangeMessage(typed)); });
+    }
 }
 
 PropertyEditor::~PropertyEditor() = default;
@@ -76,6 +89,8 @@ void PropertyEditor::reload()
     PropertyEditorPage* page = nullptr;
     switch (m_kind) {
     case Kind::Scenario:
+        page = m_scenarioPage;
+        break;
     case Kind::Workload:
         page = m_workload;
         break;
@@ -209,6 +224,10 @@ void PropertyEditor::emitIntent(const EditProposal& proposal, const core::Scenar
         emit linksEdited(links);
         break;
     }
+    case Intent::Scenario:
+        emit scenarioInfoEdited(QString::fromStdString(accepted.name),
+                                QString::fromStdString(accepted.description));
+        break;
     }
 }
 

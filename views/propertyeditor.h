@@ -1,4 +1,5 @@
-// Editable property panels for the selected part of the scenario: workload,
+// Editable property panels for the selected part of the scenario: the scenario's name and
+// description, workload,
 // parallelism (with placement basics), schedule, datacenters (hardware, fabric, pods) and DCI
 // links. A view: it shows a copy of the scenario and emits intents; the app turns each intent
 // into one undo command (or macro) and calls setScenario() with the result.
@@ -23,6 +24,7 @@ namespace archipelago::views {
 class DatacenterEditor;
 class LinkEditor;
 class ParallelismEditor;
+class ScenarioEditor;
 class ScheduleEditor;
 class WorkloadEditor;
 
@@ -31,7 +33,7 @@ class PropertyEditor : public QWidget, private EditSink
     Q_OBJECT
 
 public:
-    // What is shown: Scenario and Workload show the workload; Parallelism, Placement and Shard
+    // What is shown: Scenario its name and description; Workload; Parallelism, Placement and Shard
     // the parallelism page; Schedule; Datacenter (ids: datacenters); Pod (ids: pods, shown with
     // their datacenters); Link (ids: links); Links (all links). Anything else shows a hint.
     using Kind = ScenarioItem::Kind;
@@ -49,6 +51,7 @@ public:
 
     // For tests and tools: the page shown (nullptr for the hint) and the pages themselves.
     PropertyEditorPage* currentPage() const;
+    ScenarioEditor* scenarioEditor() const { return m_scenarioPage; }
     WorkloadEditor* workloadEditor() const { return m_workload; }
     ParallelismEditor* parallelismEditor() const { return m_parallelism; }
     ScheduleEditor* scheduleEditor() const { return m_schedule; }
@@ -70,6 +73,8 @@ signals:
     void datacentersAndPlacementEdited(const QList<core::Datacenter>& datacenters,
                                        const core::Placement& placement);
     void linksEdited(const QList<core::DciLink>& links);
+    // The scenario's name and description (free text).
+    void scenarioInfoEdited(const QString& name, const QString& description);
     // An edit was refused; `reason` is what the field shows (for a status bar).
     void editRefused(const QString& reason);
 
@@ -87,6 +92,7 @@ private:
 
     QStackedWidget* m_stack = nullptr;
     QWidget* m_hint = nullptr;
+    ScenarioEditor* m_scenarioPage = nullptr;
     WorkloadEditor* m_workload = nullptr;
     ParallelismEditor* m_parallelism = nullptr;
     ScheduleEditor* m_schedule = nullptr;

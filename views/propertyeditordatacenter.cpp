@@ -136,6 +136,11 @@ void DatacenterEditor::buildPods()
     m_podCount = new IntField(1, 100'000);
     m_podCountRow = addField(form, tr("Count (pods)"), m_podCount,
                              tr("Identical pods of this kind in the datacenter."));
+    m_podCountRow->setRangeRule([](double typed) {
+        return tr("A pod count must be a whole number from 1 to 100,000; %1 is not. To take the "
+                  "pods out, remove the pod (Delete on the canvas).")
+            .arg(formatCount(static_cast<std::int64_t>(typed)));
+    });
     connect(m_podCount, &IntField::committed, this,
             [this](int v) { editPods(m_podCountRow, [&](core::Pod& pod) { pod.count = v; }); });
     m_domainsPerPod = new IntField(1, 1'000'000);

@@ -2,6 +2,11 @@
 // differ) without emitting, and emits committed() once per user edit: on Enter, focus-out, a
 // spin-box step or a combo choice, never on every keystroke. A FieldRow shows one editor with
 // the diagnostics of the JSON pointers it edits under it (red: refused, amber: warning).
+//
+// Numeric editors take any number typed, also below their minimum ("-4", "0"): a value out of
+// range is not silently clamped or sign-stripped but emitted as outOfRange(), and its FieldRow
+// refuses it with the field's rule in words ("TP must be a whole number ≥ 1 ..."). The arrows
+// stop at the minimum.
 #pragma once
 
 #include "io/scenarioio.h"
@@ -9,18 +14,19 @@
 #include <QCheckBox>
 #include <QComboBox>
 #include <QDoubleSpinBox>
+#include <QLabel>
 #include <QLineEdit>
 #include <QSpinBox>
 #include <QStringList>
 #include <QWidget>
 
+#include <functional>
 #include <optional>
 #include <type_traits>
 #include <utility>
 #include <vector>
 
 class QFormLayout;
-class QLabel;
 
 namespace archipelago::views {
 
@@ -36,8 +42,16 @@ public:
     void load(std::optional<int> value); // nullopt = mixed
     bool isMixed() const { return m_mixed; }
 
+    int acceptedMinimum() const { return m_minimum; }
+    int acceptedMaximum() const { return maximum(); }
+
 signals:
     void committed(int value);
+    // A value typed below the accepted minimum (never committed).
+    void outOfRange(int value);
+
+protected:
+    StepEnabled stepEnabled() const override;
 
 private:
     void setMixed(bool mixed);
@@ -54,8 +68,15 @@ public:
     void load(std::optional<double> value);
     bool isMixed() const { return m_mixed; }
 
+    double acceptedMinimum() const { return m_minimum; }
+    double acceptedMaximum() const { return maximum(); }
+
 signals:
     void committed(double value);
+    void outOfRange(double value);
+
+protected:
+    StepEnabled stepEnabled() const override;
 
 private:
     void setMixed(bool mixed);
@@ -74,9 +95,36 @@ public:
     void load(const std::optional<QString>& value);
     QString value() const { return currentData().toString(); }
     bool isMixed() const { return currentIndex() < 0; }
+    QSize minimumSizeHint() const override;
 
 signals:
     void committed(const QString& value);
+
+protected:
+    // The current choice elided to the width ("H100-SXM5-…"); the full text in the tooltip.
+    void paintEvent(QPaintEvent* event) override;
+    bool event(QEvent* event) override;
+};
+
+// A form label that never makes its row wider than the panel: past its width cap (set by the
+// page from its width, about half of it) it is elided ("Domains per pod (scale-u…"); the whole
+// label is in the tooltip.
+class ElidedLabel : public QLabel
+{
+    Q_OBJECT
+
+public:
+    explicit ElidedLabel(const QString& text, QWidget* parent = nullptr);
+    void setWidthCap(int pixels);
+    QSize sizeHint() const override;
+    QSize minimumSizeHint() const override;
+    bool isElided() const;
+
+protected:
+    void paintEvent(QPaintEvent* event) override;
+
+private:
+    int m_widthCap = 0; // 0: about 26 characters
 };
 
 class TextField : public QLineEdit
@@ -126,6 +174,11 @@ public:
     void showDiagnostics(const std::vector<core::Diagnostic>& diagnostics);
     // An edit that was refused: red frame and the reasons under the editor.
     void refuse(const QStringList& reasons);
+    // The rule of a numeric field in words, for a value typed out of its range ("TP must be a
+    // whole number ≥ 1 that divides ..."). Called with the value typed; the default (set by
+    // addField) names the label and the range.
+    void setRangeRule(std::function<QString(double)> rule) { m_rangeRule = std::move(rule); }
+    QString rangeMessage(double value) const;
     // An edit that went through, with the warnings it raised (not blocking).
     void accept(const QStringList& warnings);
     void clearMessage();
@@ -133,13 +186,23 @@ public:
     bool isRefused() const { return m_refused; }
     QString message() const;
 
+protected:
+    // Sizes the wrapped message to the row's width itself: a word-wrapped label in a form
+    // layout is otherwise given a height for another width and cut off.
+    void resizeEvent(QResizeEvent* event) override;
+
 private:
     void setMessage(const QStringList& lines, bool error);
+    void fitMessage(int width);
     QWidget* m_editor;
     QLabel* m_message;
     QStringList m_pointers;
+    std::function<QString(double)> m_rangeRule;
     bool m_refused = false;
 };
+
+// The label of a field without its unit: "Wavelengths (λ)" -> "Wavelengths".
+QString fieldName(const QString& label);
 
 // True when `pointer` is `field` or lies inside it ("/a/b" is within "/a").
 bool pointerWithin(const QString& pointer, const QString& field);

@@ -7,6 +7,8 @@
 #include <QSignalBlocker>
 #include <QVBoxLayout>
 
+#include <algorithm>
+
 namespace archipelago::views {
 
 PropertyEditorPage::PropertyEditorPage(EditSink* sink, const QString& title, QWidget* parent)
@@ -53,6 +55,14 @@ void PropertyEditorPage::load(Kind kind, const QList<core::Id>& ids,
         row->showDiagnostics(diagnostics);
 }
 
+void PropertyEditorPage::resizeEvent(QResizeEvent* event)
+{
+    QWidget::resizeEvent(event);
+    const int cap = std::max(fontMetrics().averageCharWidth() * 10, width() * 45 / 100);
+    for (ElidedLabel* label : findChildren<ElidedLabel*>())
+        label->setWidthCap(cap);
+}
+
 QString PropertyEditorPage::title() const
 {
     return m_title->text();
@@ -80,8 +90,8 @@ QLabel* PropertyEditorPage::addNote(QFormLayout* form, const QString& label, con
     value->setWordWrap(true);
     value->setTextInteractionFlags(Qt::TextSelectableByMouse);
     value->setToolTip(toolTip);
-    auto* title = new QLabel(label);
-    title->setToolTip(toolTip);
+    auto* title = new ElidedLabel(label);
+    title->setToolTip(toolTip.isEmpty() ? label : label + QStringLiteral("\n") + toolTip);
     form->addRow(title, value);
     return value;
 }

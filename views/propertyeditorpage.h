@@ -25,7 +25,8 @@ struct EditProposal
         Placement,
         Schedule,
         Datacenters,
-        Links
+        Links,
+        Scenario // name and description
     };
     Intent intent = Intent::Workload;
     core::Scenario candidate;
@@ -63,6 +64,8 @@ public:
 
 protected:
     virtual void loadValues() = 0;
+    // Caps the form labels at about half the width, so that the fields never clip.
+    void resizeEvent(QResizeEvent* event) override;
     const core::Scenario& scenario() const { return m_sink->scenario(); }
     EditSink* sink() const { return m_sink; }
     void setTitle(const QString& title);

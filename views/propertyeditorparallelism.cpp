@@ -2,6 +2,7 @@
 
 #include "format.h"
 #include "propertyeditorplacement.h"
+#include "propertyeditorwords.h"
 
 #include <QFormLayout>
 #include <QLabel>
@@ -118,6 +119,19 @@ void ParallelismEditor::addInt(QFormLayout* form, const QString& label, const QS
     FieldRow* row = addField(form, label, field, toolTip);
     row->setPointers({QStringLiteral("/parallelism/") + key});
     m_ints.push_back({key, field, member});
+    // The degrees' rules depend on the model: say which values would be accepted.
+    if (key == QLatin1String("tp"))
+        row->setRangeRule([this](double typed) {
+            return tr("%1 is not a TP degree.\n%2")
+                .arg(formatCount(static_cast<std::int64_t>(typed)), tensorParallelRule(scenario()));
+        });
+    else if (key == QLatin1String("pp"))
+        row->setRangeRule([this](double typed) {
+            return tr("PP must be a whole number from 1 to the %1 layers (every stage needs a "
+                      "layer); %2 is not.")
+                .arg(formatCount(scenario().workload.layers),
+                     formatCount(static_cast<std::int64_t>(typed)));
+        });
     connect(field, &IntField::committed, this, [this, row, member, adaptsPlacement](int value) {
         core::Parallelism p = scenario().parallelism;
         p.*member = value;

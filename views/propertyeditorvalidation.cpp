@@ -2,6 +2,7 @@
 
 #include "evaluation/costmodel.h"
 #include "propertyeditorfields.h"
+#include "propertyeditorwords.h"
 
 #include <algorithm>
 
@@ -9,7 +10,15 @@ namespace archipelago::views {
 
 std::vector<core::Diagnostic> checkCandidate(const core::Scenario& scenario)
 {
-    return core::checkScenario(scenario, core::effectiveCatalog(scenario));
+    std::vector<core::Diagnostic> diagnostics =
+        core::checkScenario(scenario, core::effectiveCatalog(scenario));
+    for (core::Diagnostic& d : diagnostics) {
+        const QString where = placeOf(d.pointer, scenario);
+        d.message = userMessage(d, scenario).toStdString();
+        // Remember where, for an edit whose error lands on another field.
+        d.file = where.toStdString();
+    }
+    return diagnostics;
 }
 
 EditVerdict judgeEdit(const std::vector<core::Diagnostic>& before,
@@ -38,9 +47,8 @@ EditVerdict judgeEdit(const std::vector<core::Diagnostic>& before,
                 verdict.errors << text;
         } else if (!otherErrors.contains(text)) {
             // Caused elsewhere by this edit: say where, the message may not name the field.
-            const QString where = d.pointer.empty()
-                                      ? QString()
-                                      : QString::fromStdString(d.pointer) + QStringLiteral(": ");
+            const QString where =
+                d.file.empty() ? QString() : QString::fromStdString(d.file) + QStringLiteral(": ");
             otherErrors << where + text;
         }
     }

@@ -1,7 +1,7 @@
 // Inline validation of the property editor: an edit is judged by running the loader's own
 // semantic checks (core::checkScenario with the effective catalog) on the candidate scenario
 // and comparing with the scenario as it is, so the editor refuses exactly what a file would be
-// refused for, with the same words.
+// refused for, its reasons told in the user's words (propertyeditorwords.h).
 #pragma once
 
 #include "io/scenarioio.h"
@@ -19,7 +19,8 @@ struct EditVerdict
     bool accepted() const { return errors.isEmpty(); }
 };
 
-// checkScenario(scenario, effectiveCatalog(scenario)).
+// checkScenario(scenario, effectiveCatalog(scenario)), each message in the user's words
+// (propertyeditorwords.h) and `file` holding where it is in words ("Datacenter building-a").
 std::vector<core::Diagnostic> checkCandidate(const core::Scenario& scenario);
 
 // Diagnostics of `after` that concern the edited `fields` (JSON pointers) or that `before` did

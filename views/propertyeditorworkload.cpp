@@ -1,6 +1,7 @@
 #include "propertyeditorworkload.h"
 
 #include "format.h"
+#include "model/modelshapes.h"
 
 #include <QFormLayout>
 #include <QLabel>
@@ -19,6 +20,35 @@ WorkloadEditor::WorkloadEditor(EditSink* sink, QWidget* parent)
     using W = core::Workload;
     using M = core::MoeConfig;
     QFormLayout* model = addSection(tr("Model"));
+    m_model = new ChoiceField;
+    {
+        std::vector<std::pair<QString, QString>> choices{{tr("Custom"), QStringLiteral("custom")}};
+        for (const core::ModelShape& shape : core::publishedModelShapes())
+            choices.emplace_back(QString::fromLatin1(shape.name), QString::fromLatin1(shape.name));
+        m_model->setChoices(choices);
+        for (int i = 1; i < m_model->count(); ++i)
+            m_model->setItemData(
+                i,
+                tr("Fills the shape of %1 (layers to MoE); keeps the batch, precision and "
+                   "training length. Source: %2.")
+                    .arg(QString::fromLatin1(
+                             core::publishedModelShapes()[static_cast<std::size_t>(i - 1)].name),
+                         QString::fromLatin1(
+                             core::publishedModelShapes()[static_cast<std::size_t>(i - 1)].source)),
+                Qt::ToolTipRole);
+    }
+    m_modelRow = addField(model, tr("Model"), m_model,
+                          tr("A published model shape: fills layers, hidden size, heads, KV "
+                             "heads, FFN, activation, vocabulary, sequence length and the MoE "
+                             "block in one step. \"Custom\" when the shape is your own."));
+    m_modelRow->setPointers({QStringLiteral("/workload")});
+    connect(m_model, &ChoiceField::committed, this, [this](const QString& name) {
+        for (const core::ModelShape& shape : core::publishedModelShapes())
+            if (name == QLatin1String(shape.name))
+                propose(core::withModelShape(scenario().workload, shape), m_modelRow);
+        if (name == QLatin1String("custom"))
+            loadValues(); // "Custom" is what any other shape is: nothing to apply
+    });
     m_name = new TextField;
     FieldRow* nameRow = addField(model, tr("Name"), m_name, tr("Name of the model (free text)."));
     nameRow->setPointers({QStringLiteral("/workload/name")});
@@ -137,6 +167,8 @@ void WorkloadEditor::loadValues()
     const core::Workload& w = scenario().workload;
     setTitle(tr("Workload: %1").arg(QString::fromStdString(w.name)));
     m_name->load(QString::fromStdString(w.name));
+    const core::ModelShape* shape = core::matchingModelShape(w);
+    m_model->load(shape ? QString::fromLatin1(shape->name) : QStringLiteral("custom"));
     for (const IntBinding& b : m_ints) {
         b.field->load(b.member ? w.*(b.member) : w.moe.*(b.moeMember));
         // A dense model has no expert shape to edit; the expert count turns MoE on.

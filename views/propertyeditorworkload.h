@@ -1,5 +1,6 @@
-// Workload page of the property editor: the transformer's shape, the MoE block, batch, precision
-// and the training length. Emits through the EditSink as Intent::Workload.
+// Workload page of the property editor: a pick list of published model shapes
+// (core/model/modelshapes.h), the transformer's shape, the MoE block, batch, precision and the
+// training length. Emits through the EditSink as Intent::Workload.
 #pragma once
 
 #include "propertyeditorpage.h"
@@ -14,6 +15,9 @@ class WorkloadEditor : public PropertyEditorPage
 
 public:
     explicit WorkloadEditor(EditSink* sink, QWidget* parent = nullptr);
+
+    // For tests and tools: the pick list of published model shapes.
+    ChoiceField* modelField() const { return m_model; }
 
 protected:
     void loadValues() override;
@@ -31,6 +35,8 @@ private:
                 int core::MoeConfig::*moeMember = nullptr);
 
     std::vector<IntBinding> m_ints;
+    ChoiceField* m_model = nullptr;
+    FieldRow* m_modelRow = nullptr;
     TextField* m_name = nullptr;
     ChoiceField* m_activation = nullptr;
     ChoiceField* m_precision = nullptr;

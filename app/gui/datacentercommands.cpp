@@ -1,8 +1,42 @@
 #include "datacentercommands.h"
 
+#include "network/fabric.h"
+
 #include <QCoreApplication>
 
+#include <algorithm>
+
 namespace archipelago::app {
+
+core::Fabric fabricHoldingGpus(const core::Datacenter& dc, const core::Catalog& catalog)
+{
+    const auto holds = [&catalog, &dc](const core::Fabric& fabric) {
+        core::Datacenter sized = dc;
+        sized.fabric = fabric;
+        return !core::designFabric(sized, catalog).overCapacity;
+    };
+    if (holds(dc.fabric))
+        return dc.fabric;
+    core::Fabric fabric = dc.fabric;
+    fabric.tiers = 3;
+    if (holds(fabric))
+        return fabric;
+    // Switches of at least the NIC's speed, the smallest radix that holds the GPUs.
+    const double nicGbps = core::fabricNicGbps(dc, catalog);
+    std::vector<const core::SwitchSpec*> switches;
+    for (const core::SwitchSpec& spec : catalog.switches)
+        if (spec.portGbps >= nicGbps)
+            switches.push_back(&spec);
+    std::sort(
+        switches.begin(), switches.end(),
+        [](const core::SwitchSpec* a, const core::SwitchSpec* b) { return a->radix < b->radix; });
+    for (const core::SwitchSpec* spec : switches) {
+        fabric.switchModel = spec->name;
+        if (holds(fabric))
+            return fabric;
+    }
+    return dc.fabric; // nothing in the catalog holds it: keep it, the warning says so
+}
 
 AddDatacenter::AddDatacenter(Document* document, core::Datacenter datacenter, QUndoCommand* parent)
     : QUndoCommand(QCoreApplication::translate("Commands", "Add Datacenter"), parent)

@@ -12,6 +12,12 @@
 
 namespace archipelago::app {
 
+// The scale-out fabric of `dc` sized to hold its GPUs: the fabric as it is when it does;
+// otherwise 3 tiers instead of 2, then the catalog's switches of the NIC's speed or faster,
+// smallest radix first, until the fabric's switches hold every GPU's NICs (designFabric without
+// overCapacity). For a datacenter just added, so that it starts without an undersized fabric.
+core::Fabric fabricHoldingGpus(const core::Datacenter& dc, const core::Catalog& catalog);
+
 class AddDatacenter : public QUndoCommand
 {
 public:

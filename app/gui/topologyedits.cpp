@@ -1,5 +1,7 @@
 #include "topologyedits.h"
 
+#include "datacentercommands.h"
+
 #include "evaluation/costmodel.h"
 
 #include <algorithm>
@@ -70,6 +72,8 @@ core::Scenario TopologyEdits::withDatacenterAdded(const core::Scenario& scenario
     core::Id podId = core::nextPodId(t);
     for (core::Pod& pod : dc.pods)
         pod.id = podId++;
+    // The copy starts with a fabric whose switches hold its GPUs (B7, issue 11).
+    dc.fabric = fabricHoldingGpus(dc, core::effectiveCatalog(scenario));
     t.datacenters.push_back(dc);
     if (source)
         t.links.push_back(defaultLink(next, source->id, dc.id));

@@ -1,0 +1,40 @@
+// Published model shapes offered as a pick list ("Model: GPT-3 175B") in the workload editor.
+// Each entry fills the transformer's shape (layers, hidden, heads, KV heads, FFN, activation,
+// vocabulary, sequence length, MoE block) and leaves the batch, precision and training length
+// to the scenario. Every figure is taken from a preset in presets/ or a published run in the
+// validation set (../shared/validation), which cite the papers; the source is kept with it.
+#pragma once
+
+#include "model/scenario.h"
+
+#include <span>
+#include <string>
+
+namespace archipelago::core {
+
+struct ModelShape
+{
+    const char* name;   // shown in the pick list and written as workload.name
+    const char* source; // where the figures come from
+    int layers;
+    int hidden;
+    int heads;
+    int kvHeads;
+    int ffnHidden;
+    FfnActivation activation;
+    int vocab;
+    int seqLen;
+    MoeConfig moe; // experts = 0: dense
+};
+
+// The published shapes, smallest family first.
+std::span<const ModelShape> publishedModelShapes();
+
+// `workload` with the shape of `model` (name, dimensions, MoE); batch, precision and the
+// training length are kept.
+Workload withModelShape(Workload workload, const ModelShape& model);
+
+// The published shape `workload` has (name aside), or nullptr.
+const ModelShape* matchingModelShape(const Workload& workload);
+
+} // namespace archipelago::core
