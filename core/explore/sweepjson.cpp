@@ -1,5 +1,7 @@
 #include "explore/sweepjson.h"
 
+#include "explore/spacereader.h"
+#include "explore/sweepkeys.h"
 #include "io/evaluationjson.h"
 
 #include <limits>
@@ -27,7 +29,7 @@ nlohmann::json breakdownDelta(const Breakdown& a, const Breakdown& base)
 // A fabric kind's name, or "base" (the datacenter keeps its own).
 std::string fabricName(std::optional<FabricKind> kind)
 {
-    return kind ? toString(*kind) : "base";
+    return kind ? toString(*kind) : spacekeys::kBase;
 }
 
 // One kind for every datacenter, or an array with one per datacenter (the --space forms).
@@ -53,17 +55,18 @@ std::string signedText(int n)
 
 nlohmann::json pointToJson(const SweepPoint& p, const SweepPoint& base)
 {
+    using namespace sweepkeys;
     nlohmann::json j = designPointToJson(p.point);
-    j["evaluation"] = evaluationToJson("", p.evaluation);
-    j["evaluation"].erase(evalkeys::kFile);
+    j[kEvaluation] = evaluationToJson("", p.evaluation);
+    j[kEvaluation].erase(evalkeys::kFile);
     // For `merge`'s text output, which reads the knobs as opaque JSON.
-    j["description"] = describeSweepPoint(p);
-    j["data_parallel"] = p.dataParallel;
+    j[kDescription] = describeSweepPoint(p);
+    j[kDataParallel] = p.dataParallel;
     j[evalkeys::kNetworkCapexUsd] = p.networkCapexUsd;
     j[evalkeys::kNetworkPowerW] = p.networkPowerW;
-    j["total_cost_usd"] = p.totalCostUsd;
-    j["iteration_time_vs_base"] = p.evaluation.iterationTimeS / base.evaluation.iterationTimeS;
-    j["breakdown_minus_base"] = breakdownDelta(p.evaluation.breakdown, base.evaluation.breakdown);
+    j[kTotalCostUsd] = p.totalCostUsd;
+    j[kIterationTimeVsBase] = p.evaluation.iterationTimeS / base.evaluation.iterationTimeS;
+    j[kBreakdownMinusBase] = breakdownDelta(p.evaluation.breakdown, base.evaluation.breakdown);
     return j;
 }
 
@@ -79,34 +82,36 @@ nlohmann::json pointsToJson(const std::vector<SweepPoint>& points, const SweepPo
 
 nlohmann::json designPointToJson(const DesignPoint& p)
 {
+    // A point's knobs are the space's dimensions, one value each.
+    using namespace spacekeys;
     // "base": each DCI link or datacenter keeps its own value; "max": the largest DP that fits.
     const auto orBase = [](auto value, auto name) -> nlohmann::json {
-        return value ? nlohmann::json(name(*value)) : nlohmann::json("base");
+        return value ? nlohmann::json(name(*value)) : nlohmann::json(kBase);
     };
     nlohmann::json j = {
-        {"dci_transport", orBase(p.dciTransport, [](DciTransport t) { return toString(t); })},
-        {"wavelengths", p.wavelengths > 0 ? nlohmann::json(p.wavelengths) : "base"},
-        {"fabric", fabricToJson(p.fabric)},
-        {"tp", p.tp},
-        {"cp", p.cp},
-        {"pp", p.pp},
-        {"ep", p.ep},
-        {"boundary", toString(p.boundary)},
-        {"stage_split", stageSplitToJson(p.stageSplit)},
-        {"rank_order", rankOrderToString(p.rankOrder)},
-        {"dp", p.dataParallel > 0 ? nlohmann::json(p.dataParallel) : "max"},
-        {"sequence_parallel", p.sequenceParallel},
-        {"virtual_stages", p.virtualStages},
-        {"micro_batch", p.microBatch},
-        {"schedule", toString(p.schedule)},
-        {"extra_in_flight_at_dci", p.extraInFlightAtDci},
-        {"recompute", toString(p.recompute)},
-        {"zero_stage", p.zeroStage},
-        {"distributed_optimizer", p.distributedOptimizer}};
+        {kDciTransport, orBase(p.dciTransport, [](DciTransport t) { return toString(t); })},
+        {kWavelengths, p.wavelengths > 0 ? nlohmann::json(p.wavelengths) : kBase},
+        {kFabric, fabricToJson(p.fabric)},
+        {kTp, p.tp},
+        {kCp, p.cp},
+        {kPp, p.pp},
+        {kEp, p.ep},
+        {kBoundary, toString(p.boundary)},
+        {kStageSplit, stageSplitToJson(p.stageSplit)},
+        {kRankOrder, rankOrderToString(p.rankOrder)},
+        {kDp, p.dataParallel > 0 ? nlohmann::json(p.dataParallel) : kMax},
+        {kSequenceParallel, p.sequenceParallel},
+        {kVirtualStages, p.virtualStages},
+        {kMicroBatch, p.microBatch},
+        {kSchedule, toString(p.schedule)},
+        {kExtraInFlight, p.extraInFlightAtDci},
+        {kRecompute, toString(p.recompute)},
+        {kZeroStage, p.zeroStage},
+        {kDistributedOptimizer, p.distributedOptimizer}};
     if (p.globalBatch > 0)
-        j["global_batch"] = p.globalBatch;
+        j[kGlobalBatch] = p.globalBatch;
     if (p.index != std::numeric_limits<std::uint64_t>::max())
-        j["index"] = p.index;
+        j[sweepkeys::kIndex] = p.index;
     return j;
 }
 
@@ -159,33 +164,33 @@ nlohmann::json sweepResultToJson(const std::string& file, const SweepResult& r)
     for (std::size_t i = 0; i < r.counts.pruned.size(); ++i)
         pruned[toString(static_cast<PruneReason>(i))] = r.counts.pruned[i];
     const SweepCounts& c = r.counts;
-    nlohmann::json j = {
-        {"file", file},
-        {"cancelled", r.cancelled},
-        {"counts",
-         {{"space_points", c.spacePoints},
-          {"considered", c.considered},
-          {"pruned", c.prunedTotal()},
-          {"pruned_by_reason", pruned},
-          {"evaluated", c.evaluated},
-          {"failed", c.failed},
-          {"out_of_memory", c.outOfMemory},
-          {"over_budget", c.overBudget},
-          {"feasible", c.feasible}}},
-        {"base", pointToJson(r.base, r.base)},
-        {"base_feasible", r.baseFeasible},
-        {"base_rank", r.baseRank},
-        {"faster_than_base", r.fasterThanBase},
-        {"shard", {{"index", r.shardIndex}, {"count", r.shardCount}}},
-        {"top", pointsToJson(r.top, r.base)},
-        {"fronts",
-         {{"iteration_time_vs_network_capex", pointsToJson(r.timeVsCapex, r.base)},
-          {"iteration_time_vs_memory_peak", pointsToJson(r.timeVsMemory, r.base)},
-          {"time_to_train_vs_total_cost", pointsToJson(r.trainTimeVsCost, r.base)}}}};
+    using namespace sweepkeys;
+    nlohmann::json j = {{kFile, file},
+                        {kCancelled, r.cancelled},
+                        {kCounts,
+                         {{kSpacePoints, c.spacePoints},
+                          {kConsidered, c.considered},
+                          {kPruned, c.prunedTotal()},
+                          {kPrunedByReason, pruned},
+                          {kEvaluated, c.evaluated},
+                          {kFailed, c.failed},
+                          {kOutOfMemory, c.outOfMemory},
+                          {kOverBudget, c.overBudget},
+                          {kFeasible, c.feasible}}},
+                        {kBase, pointToJson(r.base, r.base)},
+                        {kBaseFeasible, r.baseFeasible},
+                        {kBaseRank, r.baseRank},
+                        {kFasterThanBase, r.fasterThanBase},
+                        {kShard, {{kIndex, r.shardIndex}, {kCount, r.shardCount}}},
+                        {kTop, pointsToJson(r.top, r.base)},
+                        {kFronts,
+                         {{kTimeVsCapex, pointsToJson(r.timeVsCapex, r.base)},
+                          {kTimeVsMemory, pointsToJson(r.timeVsMemory, r.base)},
+                          {kTrainTimeVsCost, pointsToJson(r.trainTimeVsCost, r.base)}}}};
     nlohmann::json byObjective = nlohmann::json::object();
     for (std::size_t k = 0; k < kSweepObjectives; ++k)
         byObjective[toString(static_cast<SweepObjective>(k))] = pointsToJson(r.topBy[k], r.base);
-    j["top_by_objective"] = std::move(byObjective);
+    j[kTopByObjective] = std::move(byObjective);
     return j;
 }
 

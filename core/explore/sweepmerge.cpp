@@ -2,6 +2,7 @@
 
 #include "explore/paretofront.h"
 #include "explore/sweep.h"
+#include "explore/sweepkeys.h"
 #include "io/evaluationjson.h"
 #include "io/jsondocument.h"
 #include "io/scenarioio.h"
@@ -19,23 +20,9 @@ namespace {
 
 using json = nlohmann::json;
 
-// Keys of sweepResultToJson (explore/sweepjson.cpp) that the merge reads or rewrites.
-constexpr const char* kShard = "shard";
-constexpr const char* kIndex = "index";
-constexpr const char* kCount = "count";
-constexpr const char* kInputs = "inputs";
-constexpr const char* kTop = "top";
-constexpr const char* kCounts = "counts";
-constexpr const char* kSpacePoints = "space_points";
-constexpr const char* kConsidered = "considered";
-constexpr const char* kFasterThanBase = "faster_than_base";
-constexpr const char* kBaseRank = "base_rank";
-constexpr const char* kBase = "base";
-constexpr const char* kCancelled = "cancelled";
-constexpr const char* kTopByObjective = "top_by_objective";
-constexpr const char* kFronts = "fronts";
-constexpr const char* kEvaluation = "evaluation";
-constexpr const char* kTotalCostUsd = "total_cost_usd";
+// The keys of sweepResultToJson, which the merge reads and rewrites.
+using namespace sweepkeys;
+
 constexpr int kMaxShards = 100000;
 
 // The fronts of sweepResultToJson, with the objectives explore/sweep.cpp builds them on.
@@ -46,9 +33,9 @@ struct FrontSpec
     ParetoFront::Objective y;
 };
 constexpr std::array<FrontSpec, 3> kFrontSpecs = {
-    {{"iteration_time_vs_network_capex", &frontaxis::iterationTimeS, &frontaxis::networkCapexUsd},
-     {"iteration_time_vs_memory_peak", &frontaxis::iterationTimeS, &frontaxis::memoryPeakGib},
-     {"time_to_train_vs_total_cost", &frontaxis::timeToTrainS, &frontaxis::totalCostUsd}}};
+    {{kTimeVsCapex, &frontaxis::iterationTimeS, &frontaxis::networkCapexUsd},
+     {kTimeVsMemory, &frontaxis::iterationTimeS, &frontaxis::memoryPeakGib},
+     {kTrainTimeVsCost, &frontaxis::timeToTrainS, &frontaxis::totalCostUsd}}};
 
 std::string describe(const json& value)
 {
