@@ -227,6 +227,15 @@ private slots:
             QCOMPARE(list.size(), std::size_t{2});
             QCOMPARE(list[0], readJson(once)["top_by_objective"][objective][0]);
         }
+        // --csv prints what the unsharded sweep's --csv prints.
+        QCOMPARE(runCli({"merge", files[0], files[1], files[2], "--csv"}, out, err), cli::kExitOk);
+        const std::string mergedCsv = out;
+        QCOMPARE(runCli({"sweep", presetPath(kCases.at("gpt3").preset), "--space",
+                         spaceFile("gpt3"), "--top", kTop, "--csv"},
+                        out, err),
+                 cli::kExitOk);
+        QVERIFY(mergedCsv.find("iteration_time_s") != std::string::npos);
+        QCOMPARE(mergedCsv, out);
         // A shard's text names it.
         QCOMPARE(runCli({"sweep", presetPath(kCases.at("gpt3").preset), "--space",
                          spaceFile("gpt3"), "--shard", "1/3", "--top", "2"},
@@ -463,6 +472,7 @@ private slots:
         QCOMPARE(runCli({"merge", "a.json", "--top", "x"}, out, err), cli::kExitUsage);
         QCOMPARE(runCli({"merge", "a.json", "--frobnicate"}, out, err), cli::kExitUsage);
         QCOMPARE(runCli({"merge", "a.json", "-o"}, out, err), cli::kExitUsage);
+        QCOMPARE(runCli({"merge", "a.json", "--json", "--csv"}, out, err), cli::kExitUsage);
     }
 
     void shardOptionParses_data()

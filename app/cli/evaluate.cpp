@@ -1,8 +1,10 @@
-// archipelago-cli evaluate SCENARIO.json [--json]: the Evaluation as a table or as one JSON
-// object (ARCHITECTURE.md section 6). Several files: one object each, in a JSON array.
+// archipelago-cli evaluate SCENARIO.json [--json | --csv]: the Evaluation as a table, as one
+// JSON object (ARCHITECTURE.md section 6) or as CSV (io/evaluationcsv.h). Several files: one
+// object each, in a JSON array; one CSV row each under one header.
 #include "cli.h"
 
 #include "evaluation/costmodel.h"
+#include "io/evaluationcsv.h"
 #include "io/evaluationjson.h"
 #include "io/scenarioio.h"
 
@@ -75,13 +77,17 @@ void printTable(const std::string& file, const core::Evaluation& ev, std::ostrea
 
 int runEvaluate(const std::vector<std::string>& args, std::ostream& out, std::ostream& err)
 {
-    static const char* kUsage = "Usage: archipelago-cli evaluate SCENARIO.json [--json]\n";
+    static const char* kUsage =
+        "Usage: archipelago-cli evaluate SCENARIO.json... [--json | --csv]\n";
     bool asJson = false;
+    bool asCsv = false;
     bool optionsEnded = false;
     std::vector<std::string> files;
     for (const std::string& a : args) {
         if (!optionsEnded && a == "--json") {
             asJson = true;
+        } else if (!optionsEnded && a == "--csv") {
+            asCsv = true;
         } else if (!optionsEnded && (a == "-h" || a == "--help")) {
             out << kUsage;
             return kExitOk;
@@ -94,6 +100,10 @@ int runEvaluate(const std::vector<std::string>& args, std::ostream& out, std::os
         } else {
             files.push_back(a);
         }
+    }
+    if (asJson && asCsv) {
+        err << "archipelago-cli evaluate: --json and --csv exclude each other\n" << kUsage;
+        return kExitUsage;
     }
     if (files.empty()) {
         err << kUsage;
@@ -120,12 +130,15 @@ int runEvaluate(const std::vector<std::string>& args, std::ostream& out, std::os
                     << '\n';
             status = kExitInvalidInput;
         }
-        if (asJson)
+        if (asJson || asCsv)
             all.push_back(core::evaluationToJson(file, ev));
         else
             printTable(file, ev, out);
     }
     // The file name is the user's bytes, which need not be UTF-8: replaced, never thrown on.
+    // Every file that loaded has a row, the failed evaluations too (ok false, figures empty).
+    if (asCsv && !all.empty())
+        out << core::evaluationsToCsv(all);
     if (asJson && !all.empty())
         out << (all.size() == 1 ? all.front() : all)
                    .dump(2, ' ', false, nlohmann::json::error_handler_t::replace)

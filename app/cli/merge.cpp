@@ -1,9 +1,11 @@
-// archipelago-cli merge OUT1.json OUT2.json ... [--json] [--top N] [-o OUT.json]: the shards'
-// outputs of `sweep --shard I/N` merged into the unsharded sweep's result, in the same JSON
-// format (explore/sweepmerge.h). Exit codes: 0 success, 1 invalid input (a file that is not a
-// shard's output, shards of different sweeps, a shard missing or given twice), 2 usage error.
+// archipelago-cli merge OUT1.json OUT2.json ... [--json | --csv] [--top N] [-o OUT.json]: the
+// shards' outputs of `sweep --shard I/N` merged into the unsharded sweep's result, in the same
+// JSON format (explore/sweepmerge.h), or printed as `sweep --csv` prints it (explore/sweepcsv.h).
+// Exit codes: 0 success, 1 invalid input (a file that is not a shard's output, shards of different
+// sweeps, a shard missing or given twice), 2 usage error.
 #include "cli.h"
 
+#include "explore/sweepcsv.h"
 #include "explore/sweepmerge.h"
 #include "sweeptext.h"
 
@@ -18,8 +20,10 @@ namespace archipelago::cli {
 int runMerge(const std::vector<std::string>& args, std::ostream& out, std::ostream& err)
 {
     static const char* kUsage =
-        "Usage: archipelago-cli merge OUT1.json OUT2.json ... [--json] [--top N] [-o OUT.json]\n";
+        "Usage: archipelago-cli merge OUT1.json OUT2.json ... [--json | --csv] [--top N] "
+        "[-o OUT.json]\n";
     bool asJson = false;
+    bool asCsv = false;
     std::string outFile;
     std::optional<int> top;
     std::vector<std::string> files;
@@ -31,6 +35,8 @@ int runMerge(const std::vector<std::string>& args, std::ostream& out, std::ostre
         const std::string& a = args[i];
         if (a == "--json") {
             asJson = true;
+        } else if (a == "--csv") {
+            asCsv = true;
         } else if (a == "-h" || a == "--help") {
             out << kUsage;
             return kExitOk;
@@ -55,6 +61,8 @@ int runMerge(const std::vector<std::string>& args, std::ostream& out, std::ostre
     }
     if (files.empty())
         return usageError("no shard outputs given");
+    if (asJson && asCsv)
+        return usageError("--json and --csv exclude each other");
 
     std::vector<core::SweepShardJson> shards;
     bool readable = true;
@@ -82,6 +90,8 @@ int runMerge(const std::vector<std::string>& args, std::ostream& out, std::ostre
         return kExitInvalidInput;
     if (asJson)
         out << text << '\n';
+    else if (asCsv)
+        out << core::sweepJsonToCsv(*merged.merged);
     else
         printSweepText(*merged.merged,
                        "merged from " + std::to_string(merged.shardCount) + " shard" +

@@ -1,6 +1,8 @@
-// archipelago-cli sweep SCENARIO [--space SPACE.json] [--json] [--top N] [--threads K]
+// archipelago-cli sweep SCENARIO [--space SPACE.json] [--json | --csv] [--top N] [--threads K]
 // [--shard I/N|auto[/N]] [-o OUT.json]: the design-space search around a scenario
-// (core/explore, docs/explore.md), or one shard of it (merged with `merge`, merge.cpp).
+// (core/explore, docs/explore.md), or one shard of it (merged with `merge`, merge.cpp). --csv
+// prints the top lists and the fronts as CSV (explore/sweepcsv.h); -o always writes the JSON,
+// which `merge` reads.
 // Exit codes as every command: 0 success, 1 invalid input (the scenario, the space file),
 // 2 usage error.
 #include "cli.h"
@@ -8,7 +10,9 @@
 #include "evaluation/costmodel.h"
 #include "explore/spacereader.h"
 #include "explore/sweep.h"
+#include "explore/sweepcsv.h"
 #include "explore/sweepjson.h"
+#include "explore/sweepkeys.h"
 #include "explore/sweepmerge.h"
 #include "io/scenarioio.h"
 #include "shardoption.h"
@@ -26,7 +30,7 @@ namespace archipelago::cli {
 namespace {
 
 const char* kSweepUsage =
-    "Usage: archipelago-cli sweep SCENARIO.json [--space SPACE.json] [--json] [--top N]\n"
+    "Usage: archipelago-cli sweep SCENARIO.json [--space SPACE.json] [--json | --csv] [--top N]\n"
     "                             [--threads K] [--shard I/N | auto | auto/N] [-o OUT.json]\n";
 
 std::optional<int> parseCount(const std::string& text, int low, int high)
@@ -43,6 +47,7 @@ std::optional<int> parseCount(const std::string& text, int low, int high)
 int runSweep(const std::vector<std::string>& args, std::ostream& out, std::ostream& err)
 {
     bool asJson = false;
+    bool asCsv = false;
     std::string spaceFile;
     std::string outFile;
     core::SweepOptions options;
@@ -56,6 +61,8 @@ int runSweep(const std::vector<std::string>& args, std::ostream& out, std::ostre
         const bool hasValue = i + 1 < args.size();
         if (a == "--json") {
             asJson = true;
+        } else if (a == "--csv") {
+            asCsv = true;
         } else if (a == "-h" || a == "--help") {
             out << kSweepUsage;
             return kExitOk;
@@ -93,6 +100,8 @@ int runSweep(const std::vector<std::string>& args, std::ostream& out, std::ostre
             files.push_back(a);
         }
     }
+    if (asJson && asCsv)
+        return usageError("--json and --csv exclude each other");
     if (files.size() != 1)
         return usageError(files.empty() ? "no scenario given" : "one scenario at a time");
     const std::string& file = files.front();
@@ -138,12 +147,14 @@ int runSweep(const std::vector<std::string>& args, std::ostream& out, std::ostre
         return kExitInvalidInput;
     }
     nlohmann::json json = core::sweepResultToJson(file, result);
-    json["inputs"] = std::move(*inputs);
+    json[core::sweepkeys::kInputs] = std::move(*inputs);
     const std::string text = json.dump(2, ' ', false, nlohmann::json::error_handler_t::replace);
     if (!outFile.empty() && !writeOutputFile(outFile, text, "sweep", err))
         return kExitInvalidInput;
     if (asJson) {
         out << text << '\n';
+    } else if (asCsv) {
+        out << core::sweepJsonToCsv(json);
     } else {
         const std::string note = result.shardCount > 1
                                      ? "shard " + std::to_string(result.shardIndex) + "/" +

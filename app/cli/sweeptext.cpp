@@ -1,12 +1,13 @@
 #include "sweeptext.h"
 
 #include "explore/sweep.h"
+#include "explore/sweepkeys.h"
 #include "io/evaluationjson.h"
+#include "io/textfile.h"
 #include "model/diagnostic.h"
 
 #include <cmath>
 #include <cstdio>
-#include <fstream>
 #include <initializer_list>
 #include <limits>
 #include <ostream>
@@ -16,6 +17,8 @@ namespace archipelago::cli {
 namespace {
 
 using json = nlohmann::json;
+// The sweep JSON's keys (explore/sweepkeys.h); the evaluation's are named evalkeys::.
+using namespace core::sweepkeys;
 
 // The value at `path` under `j`, or null when a step is missing.
 const json* at(const json& j, std::initializer_list<const char*> path)
@@ -61,16 +64,16 @@ std::string num(const char* format, double v)
 // The point's description (sweepjson.cpp writes it); else its knobs as they are in the JSON.
 std::string describe(const json& p)
 {
-    if (const json* d = at(p, {"description"}); d && d->is_string())
+    if (const json* d = at(p, {kDescription}); d && d->is_string())
         return core::displayText(d->get<std::string>());
-    static const char* const kFigures[] = {"index",
-                                           "evaluation",
-                                           "data_parallel",
+    static const char* const kFigures[] = {kIndex,
+                                           kEvaluation,
+                                           kDataParallel,
                                            core::evalkeys::kNetworkCapexUsd,
                                            core::evalkeys::kNetworkPowerW,
-                                           "total_cost_usd",
-                                           "iteration_time_vs_base",
-                                           "breakdown_minus_base"};
+                                           kTotalCostUsd,
+                                           kIterationTimeVsBase,
+                                           kBreakdownMinusBase};
     std::string out;
     if (!p.is_object())
         return out;
@@ -89,7 +92,7 @@ std::string describe(const json& p)
 std::string why(const json& p, double baseTimeS)
 {
     using namespace core::evalkeys;
-    const auto d = [&](const char* key) { return number(p, {"breakdown_minus_base", key}); };
+    const auto d = [&](const char* key) { return number(p, {kBreakdownMinusBase, key}); };
     const std::pair<const char*, double> parts[] = {{"compute", d(kForwardS) + d(kBackwardS)},
                                                     {"recompute", d(kRecomputeS)},
                                                     {"TP", d(kTpCommS)},
@@ -109,7 +112,7 @@ std::string why(const json& p, double baseTimeS)
 
 double iterationTime(const json& p)
 {
-    return number(p, {"evaluation", core::evalkeys::kIterationTimeS});
+    return number(p, {kEvaluation, core::evalkeys::kIterationTimeS});
 }
 
 // An objective's value as the text shows it.
@@ -120,13 +123,13 @@ std::string objectiveText(core::SweepObjective objective, const json& p)
     case core::SweepObjective::IterationTime:
         return num("%.4g s", iterationTime(p));
     case core::SweepObjective::TimeToTrain:
-        return num("%.4g days", number(p, {"evaluation", kTimeToTrainS}) / 86400.0);
+        return num("%.4g days", number(p, {kEvaluation, kTimeToTrainS}) / 86400.0);
     case core::SweepObjective::TotalCost:
-        return num("%.4g USD", number(p, {"total_cost_usd"}));
+        return num("%.4g USD", number(p, {kTotalCostUsd}));
     case core::SweepObjective::NetworkCapex:
         return num("%.4g USD", number(p, {kNetworkCapexUsd}));
     case core::SweepObjective::MemoryPeak:
-        return num("%.1f GiB", number(p, {"evaluation", kMemoryPeakGib}));
+        return num("%.1f GiB", number(p, {kEvaluation, kMemoryPeakGib}));
     case core::SweepObjective::Count:
         break;
     }
@@ -135,21 +138,20 @@ std::string objectiveText(core::SweepObjective objective, const json& p)
 
 void printCounts(const json& r, std::optional<double> wallS, std::ostream& out)
 {
-    const auto c = [&](const char* key) { return count(r, {"counts", key}); };
-    out << "  space " << c("space_points") << " points, considered " << c("considered")
-        << ", pruned " << c("pruned") << " (";
+    const auto c = [&](const char* key) { return count(r, {kCounts, key}); };
+    out << "  space " << c(kSpacePoints) << " points, considered " << c(kConsidered) << ", pruned "
+        << c(kPruned) << " (";
     for (std::size_t i = 0; i < static_cast<std::size_t>(core::PruneReason::Count); ++i) {
         const char* reason = core::toString(static_cast<core::PruneReason>(i));
-        out << (i ? ", " : "") << reason << ' ' << count(r, {"counts", "pruned_by_reason", reason});
+        out << (i ? ", " : "") << reason << ' ' << count(r, {kCounts, kPrunedByReason, reason});
     }
-    const json* cancelled = at(r, {"cancelled"});
-    out << "), evaluated " << c("evaluated") << " (failed " << c("failed") << ", out of memory "
-        << c("out_of_memory") << ", over budget " << c("over_budget") << ", ranked "
-        << c("feasible") << ")" << (cancelled && *cancelled == json(true) ? ", CANCELLED" : "")
-        << '\n';
+    const json* cancelled = at(r, {kCancelled});
+    out << "), evaluated " << c(kEvaluated) << " (failed " << c(kFailed) << ", out of memory "
+        << c(kOutOfMemory) << ", over budget " << c(kOverBudget) << ", ranked " << c(kFeasible)
+        << ")" << (cancelled && *cancelled == json(true) ? ", CANCELLED" : "") << '\n';
     if (wallS)
         out << "  " << num("%.3g s", *wallS) << ", "
-            << num("%.4g", *wallS > 0 ? static_cast<double>(c("evaluated")) / *wallS : 0.0)
+            << num("%.4g", *wallS > 0 ? static_cast<double>(c(kEvaluated)) / *wallS : 0.0)
             << " points evaluated per second\n";
 }
 
@@ -168,43 +170,41 @@ void printFront(const char* title, const json& front, const char* yLabel, const 
 void printSweepText(const json& r, const std::string& note, std::optional<double> wallS,
                     std::ostream& out)
 {
-    const json* file = at(r, {"file"});
+    const json* file = at(r, {kFile});
     out << core::displayText(file && file->is_string() ? file->get<std::string>() : "")
         << (note.empty() ? "" : "  (" + note + ")") << '\n';
     printCounts(r, wallS, out);
-    const json* base = at(r, {"base"});
+    const json* base = at(r, {kBase});
     const json& b = base ? *base : json::object();
     const double baseTimeS = iterationTime(b);
-    const json* feasible = at(r, {"base_feasible"});
+    const json* feasible = at(r, {kBaseFeasible});
     out << "  base: " << num("%.4g s", baseTimeS) << "  " << describe(b)
         << (feasible && *feasible == json(true) ? "" : "  (does not fit or over budget)")
-        << ", rank " << count(r, {"base_rank"}) << '\n';
-    const json& top = list(r, {"top"});
+        << ", rank " << count(r, {kBaseRank}) << '\n';
+    const json& top = list(r, {kTop});
     out << "top " << top.size() << " by iteration time\n";
     for (std::size_t i = 0; i < top.size(); ++i) {
         const json& p = top[i];
         out << "  " << i + 1 << ". " << num("%.4g s", iterationTime(p))
             << num(" (%.3gx the base)", iterationTime(p) / baseTimeS)
-            << num("  %.1f GiB", number(p, {"evaluation", core::evalkeys::kMemoryPeakGib})) << "  "
+            << num("  %.1f GiB", number(p, {kEvaluation, core::evalkeys::kMemoryPeakGib})) << "  "
             << describe(p) << '\n'
             << "     vs base: " << why(p, baseTimeS) << '\n';
     }
     // The other objectives' lists, one line a point (iteration time's is the list above).
     for (std::size_t k = 1; k < core::kSweepObjectives; ++k) {
         const auto objective = static_cast<core::SweepObjective>(k);
-        const json& points = list(r, {"top_by_objective", core::toString(objective)});
+        const json& points = list(r, {kTopByObjective, core::toString(objective)});
         out << "top " << points.size() << " by " << core::toString(objective) << '\n';
         for (std::size_t i = 0; i < points.size(); ++i)
             out << "  " << i + 1 << ". " << objectiveText(objective, points[i]) << "  "
                 << num("%.4g s", iterationTime(points[i])) << "  " << describe(points[i]) << '\n';
     }
-    printFront("front: iteration time vs network capex",
-               list(r, {"fronts", "iteration_time_vs_network_capex"}), "capex USD",
-               core::evalkeys::kNetworkCapexUsd, nullptr, out);
-    printFront("front: iteration time vs memory peak",
-               list(r, {"fronts", "iteration_time_vs_memory_peak"}), "GiB", "evaluation",
-               core::evalkeys::kMemoryPeakGib, out);
-    const json& trainCost = list(r, {"fronts", "time_to_train_vs_total_cost"});
+    printFront("front: iteration time vs network capex", list(r, {kFronts, kTimeVsCapex}),
+               "capex USD", core::evalkeys::kNetworkCapexUsd, nullptr, out);
+    printFront("front: iteration time vs memory peak", list(r, {kFronts, kTimeVsMemory}), "GiB",
+               kEvaluation, core::evalkeys::kMemoryPeakGib, out);
+    const json& trainCost = list(r, {kFronts, kTrainTimeVsCost});
     out << "front: time to train vs total cost (" << trainCost.size() << " points)\n";
     for (const json& p : trainCost)
         out << "  " << objectiveText(core::SweepObjective::TimeToTrain, p) << "  "
@@ -214,12 +214,11 @@ void printSweepText(const json& r, const std::string& note, std::optional<double
 bool writeOutputFile(const std::string& path, const std::string& text, const char* command,
                      std::ostream& err)
 {
-    std::ofstream o(path, std::ios::binary | std::ios::trunc);
-    o << text << '\n';
-    o.close();
-    if (!o) {
+    // Atomically: a shard's file that `merge` reads is either whole or absent.
+    std::string error;
+    if (!core::writeTextFileAtomically(path, text + '\n', error)) {
         err << "archipelago-cli " << command << ": cannot write '" << core::displayText(path)
-            << "'\n";
+            << "': " << core::displayText(error) << '\n';
         return false;
     }
     return true;

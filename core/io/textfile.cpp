@@ -1,8 +1,14 @@
 #include "io/textfile.h"
 
 #include <algorithm>
+#include <atomic>
+#include <cerrno>
 #include <filesystem>
 #include <fstream>
+#include <system_error>
+
+#include <fcntl.h>
+#include <unistd.h>
 
 namespace archipelago::core {
 
@@ -74,6 +80,57 @@ std::optional<std::string> readTextFile(const std::string& path, DiagnosticSink&
         return std::nullopt;
     }
     return text;
+}
+
+bool writeTextFileAtomically(const std::string& path, std::string_view text, std::string& error)
+{
+    namespace fs = std::filesystem;
+    const auto why = [&error](int code, const std::string& what) {
+        error = what + std::error_code(code, std::generic_category()).message();
+        return false;
+    };
+    std::error_code ec;
+    if (path.empty())
+        return why(ENOENT, "");
+    if (fs::is_directory(path, ec))
+        return why(EISDIR, "");
+    // Beside the target: rename(2) replaces a file atomically only within one file system. The
+    // name is the process's and a counter's, created exclusively, so that two writers (two
+    // threads, two processes) never share one.
+    static std::atomic<unsigned> counter{0};
+    std::string temp;
+    int fd = -1;
+    for (int attempt = 0; attempt < 64 && fd < 0; ++attempt) {
+        temp = path + ".tmp-" + std::to_string(::getpid()) + "-" + std::to_string(counter++);
+        fd = ::open(temp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
+        if (fd < 0 && errno != EEXIST)
+            break;
+    }
+    if (fd < 0)
+        return why(errno, "cannot create a file beside it: ");
+    int failure = 0;
+    const char* next = text.data();
+    std::size_t left = text.size();
+    while (left > 0 && failure == 0) {
+        const ssize_t n = ::write(fd, next, left);
+        if (n < 0 && errno != EINTR)
+            failure = errno;
+        if (n > 0) {
+            next += n;
+            left -= static_cast<std::size_t>(n);
+        }
+    }
+    if (failure == 0 && ::fsync(fd) != 0)
+        failure = errno;
+    if (::close(fd) != 0 && failure == 0)
+        failure = errno;
+    if (failure == 0 && ::rename(temp.c_str(), path.c_str()) != 0)
+        failure = errno;
+    if (failure != 0) {
+        ::unlink(temp.c_str());
+        return why(failure, "");
+    }
+    return true;
 }
 
 } // namespace archipelago::core

@@ -1,0 +1,73 @@
+#include "io/csv.h"
+
+#include <charconv>
+#include <cmath>
+#include <cstdint>
+
+namespace archipelago::core {
+
+std::string csvField(std::string_view text)
+{
+    if (text.find_first_of(",\"\r\n") == std::string_view::npos)
+        return std::string(text);
+    std::string out;
+    out.reserve(text.size() + 2);
+    out += '"';
+    for (const char c : text) {
+        if (c == '"')
+            out += '"';
+        out += c;
+    }
+    out += '"';
+    return out;
+}
+
+std::string csvNumber(double v)
+{
+    if (!std::isfinite(v))
+        return {};
+    char buf[64];
+    const std::to_chars_result r = std::to_chars(buf, buf + sizeof buf, v);
+    return r.ec == std::errc() ? std::string(buf, r.ptr) : std::string();
+}
+
+std::string csvCell(const nlohmann::json& value, std::string_view separator)
+{
+    switch (value.type()) {
+    case nlohmann::json::value_t::string:
+        return value.get<std::string>();
+    case nlohmann::json::value_t::boolean:
+        return value.get<bool>() ? "true" : "false";
+    case nlohmann::json::value_t::number_integer:
+        return std::to_string(value.get<std::int64_t>());
+    case nlohmann::json::value_t::number_unsigned:
+        return std::to_string(value.get<std::uint64_t>());
+    case nlohmann::json::value_t::number_float:
+        return csvNumber(value.get<double>());
+    case nlohmann::json::value_t::array: {
+        std::string out;
+        for (std::size_t i = 0; i < value.size(); ++i) {
+            if (i > 0)
+                out += separator;
+            out += csvCell(value[i], separator);
+        }
+        return out;
+    }
+    default: // null, objects (no column holds one), binary
+        return {};
+    }
+}
+
+std::string csvRecord(const std::vector<std::string>& fields)
+{
+    std::string out;
+    for (std::size_t i = 0; i < fields.size(); ++i) {
+        if (i > 0)
+            out += ',';
+        out += csvField(fields[i]);
+    }
+    out += "\r\n";
+    return out;
+}
+
+} // namespace archipelago::core
