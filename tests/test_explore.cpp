@@ -12,6 +12,7 @@
 #include "explore/spacereader.h"
 #include "explore/sweep.h"
 #include "explore/sweepjson.h"
+#include "explore/sweepsave.h"
 #include "io/scenarioio.h"
 #include "model/shapecheck.h"
 
@@ -193,6 +194,160 @@ class TestExplore : public QObject
     Q_OBJECT
 
 private slots:
+    // SweepOptions::samples: one sample per evaluated point, in odometer order, each with its
+    // outcome; the same with 1 and 4 threads; and the sweep's result unchanged by collecting.
+    void samplesCoverEveryEvaluatedPoint()
+    {
+        const Scenario base = loadPreset(presetPath("gpt3-175b-1024-a100.json"));
+        const Catalog catalog = effectiveCatalog(base);
+        SearchSpace space = mediumSpace(base);
+        space.networkCapexBudgetUsd = 1.0; // every point over budget except a network-free one
+        SearchSpace unbounded = mediumSpace(base);
+        for (const SearchSpace& s : {unbounded, space}) {
+            std::vector<SweepSample> one;
+            std::vector<SweepSample> four;
+            SweepOptions a;
+            a.threads = 1;
+            a.batchSize = 64;
+            a.samples = &one;
+            SweepOptions b = a;
+            b.threads = 4;
+            b.samples = &four;
+            const SweepResult ra = runSweep(base, catalog, s, a);
+            const SweepResult rb = runSweep(base, catalog, s, b);
+            SweepOptions plain = a;
+            plain.samples = nullptr;
+            const SweepResult rc = runSweep(base, catalog, s, plain);
+            QVERIFY(ra.counts.evaluated > 10);
+            QCOMPARE(one.size(), static_cast<std::size_t>(ra.counts.evaluated));
+            QVERIFY(one == four);
+            QCOMPARE(sweepResultToJson("f", ra).dump(), sweepResultToJson("f", rc).dump());
+            std::map<SweepSample::Kind, std::uint64_t> kinds;
+            for (std::size_t i = 0; i < one.size(); ++i) {
+                ++kinds[one[i].kind];
+                if (i > 0)
+                    QVERIFY(one[i - 1].index < one[i].index);
+                if (one[i].kind == SweepSample::Kind::Feasible ||
+                    one[i].kind == SweepSample::Kind::OverBudget) {
+                    QVERIFY(one[i].iterationTimeS > 0.0);
+                    QVERIFY(one[i].totalCostUsd > 0.0);
+                }
+            }
+            QCOMPARE(kinds[SweepSample::Kind::Feasible], ra.counts.feasible);
+            QCOMPARE(kinds[SweepSample::Kind::OverBudget], ra.counts.overBudget);
+            QCOMPARE(kinds[SweepSample::Kind::OutOfMemory], ra.counts.outOfMemory);
+            // Every front point is a feasible sample with the same figures.
+            for (const SweepPoint& p : ra.timeVsCapex) {
+                const auto it = std::find_if(one.begin(), one.end(), [&](const SweepSample& x) {
+                    return x.index == p.point.index;
+                });
+                QVERIFY(it != one.end());
+                QCOMPARE(it->kind, SweepSample::Kind::Feasible);
+                QCOMPARE(it->iterationTimeS, p.evaluation.iterationTimeS);
+                QCOMPARE(it->networkCapexUsd, p.networkCapexUsd);
+            }
+        }
+    }
+
+    // sweepPointScenario makes the scenario the sweep evaluated for a point of its result.
+    void pointScenarioIsTheEvaluatedOne()
+    {
+        const Scenario base = loadPreset(presetPath("llama3-405b-two-buildings.json"));
+        const Catalog catalog = effectiveCatalog(base);
+        const SearchSpace space = defaultSearchSpace(base);
+        SweepOptions o;
+        o.top = 5;
+        const SweepResult r = runSweep(base, catalog, space, o);
+        QVERIFY(!r.top.empty());
+        for (const SweepPoint& p : r.top) {
+            const std::optional<SweepPointScenario> made =
+                sweepPointScenario(base, catalog, space, p.point.index);
+            QVERIFY(made);
+            QVERIFY(made->point == p.point);
+            QVERIFY(made->scenario == applyPoint(base, p.point, p.placement));
+            const Evaluation e = evaluate(made->scenario, catalog);
+            QCOMPARE(e.iterationTimeS, p.evaluation.iterationTimeS);
+        }
+        QVERIFY(!sweepPointScenario(base, catalog, space, r.counts.spacePoints));
+    }
+
+    // The saved section (explore/sweepsave.h): the space reads back equal, the fronts and top
+    // lists keep their points' knobs and figures; a bad value names its pointer under /explore.
+    void savedSweepRoundTrips()
+    {
+        const Scenario base = loadPreset(presetPath("llama3-405b-two-buildings.json"));
+        const Catalog catalog = effectiveCatalog(base);
+        SearchSpace space = defaultSearchSpace(base);
+        space.networkCapexBudgetUsd = 5e9;
+        space.maxDciUtilisation = 0.9;
+        SweepOptions o;
+        o.top = 4;
+        const SweepResult r = runSweep(base, catalog, space, o);
+        const std::string text = savedSweepText(space, r);
+        DiagnosticSink sink("f.json");
+        const std::optional<SavedSweep> saved = readSavedSweep(text, base, sink);
+        QVERIFY2(saved, sink.errors().empty() ? "" : sink.errors().front().toString().c_str());
+        QVERIFY(sink.warnings().empty());
+        QVERIFY(saved->space.tp == space.tp);
+        QVERIFY(saved->space.stageSplits == space.stageSplits);
+        QVERIFY(saved->space.fabrics == space.fabrics);
+        QCOMPARE(spacePoints(saved->space), spacePoints(space));
+        QCOMPARE(*saved->space.networkCapexBudgetUsd, 5e9);
+        QCOMPARE(saved->counts.evaluated, r.counts.evaluated);
+        QCOMPARE(saved->counts.pruned, r.counts.pruned);
+        QCOMPARE(saved->timeVsCapex.size(), r.timeVsCapex.size());
+        for (std::size_t i = 0; i < r.timeVsCapex.size(); ++i) {
+            QVERIFY(saved->timeVsCapex[i].point == r.timeVsCapex[i].point);
+            QCOMPARE(saved->timeVsCapex[i].evaluation.iterationTimeS,
+                     r.timeVsCapex[i].evaluation.iterationTimeS);
+            QCOMPARE(saved->timeVsCapex[i].totalCostUsd, r.timeVsCapex[i].totalCostUsd);
+        }
+        for (std::size_t k = 0; k < kSweepObjectives; ++k)
+            QCOMPARE(saved->topBy[k].size(), r.topBy[k].size());
+        // Written again, the same text.
+        SweepResult again = r;
+        QCOMPARE(savedSweepToJson(saved->space, r).dump(), savedSweepToJson(space, again).dump());
+
+        // In a scenario file: the top-level "explore" section, kept exactly through a round
+        // trip (with and without pins), never written inside a pin; not an object: an error.
+        Scenario withSweep = base;
+        withSweep.explore = text;
+        const std::string file = serializeScenario(withSweep);
+        QVERIFY(nlohmann::json::parse(file).contains("explore"));
+        const LoadResult back = parseScenario(file, "f.json");
+        QVERIFY(back.ok());
+        QVERIFY(back.warnings.empty());
+        QVERIFY(*back.scenario == withSweep);
+        QCOMPARE(serializeScenario(*back.scenario), file);
+        PinnedScenario pin{"p", "#112233", base};
+        const LoadResult withPins = parseScenario(serializeScenario(withSweep, {pin}), "f.json");
+        QVERIFY(withPins.ok());
+        QVERIFY(*withPins.scenario == withSweep);
+        QVERIFY(withPins.pins.front().scenario.explore.empty());
+        QVERIFY(!nlohmann::json::parse(serializeScenario(base)).contains("explore"));
+        nlohmann::json notObject = nlohmann::json::parse(file);
+        notObject["explore"] = 3;
+        const LoadResult refused = parseScenario(notObject.dump(), "f.json");
+        QVERIFY(!refused.ok());
+        QCOMPARE(refused.errors.front().pointer, std::string("/explore"));
+
+        nlohmann::json bad = nlohmann::json::parse(text);
+        bad["space"]["tp"][0] = "x";
+        bad["fronts"]["iteration_time_vs_network_capex"][0]["index"] = -3;
+        DiagnosticSink badSink("f.json");
+        QVERIFY(!readSavedSweep(bad.dump(), base, badSink));
+        bool tpNamed = false;
+        for (const Diagnostic& d : badSink.errors())
+            tpNamed = tpNamed || d.pointer == "/explore/space/tp/0";
+        QVERIFY(tpNamed);
+        bad = nlohmann::json::parse(text);
+        bad["fronts"]["iteration_time_vs_network_capex"][0]["index"] = r.counts.spacePoints;
+        DiagnosticSink indexSink("f.json");
+        QVERIFY(!readSavedSweep(bad.dump(), base, indexSink));
+        QCOMPARE(indexSink.errors().front().pointer,
+                 std::string("/explore/fronts/iteration_time_vs_network_capex/0/index"));
+    }
+
     void bestIsAtLeastTheBaseOnEveryPreset()
     {
         int presets = 0;

@@ -96,6 +96,23 @@ struct Outcome
     SweepPoint point;
 };
 
+// What a sample holds of an evaluated point (SweepOptions::samples).
+SweepSample sampleOf(std::uint64_t index, SweepSample::Kind kind, const SweepPoint& p)
+{
+    const double nan = std::numeric_limits<double>::quiet_NaN();
+    const Evaluation& e = p.evaluation;
+    const bool full = kind == SweepSample::Kind::Feasible || kind == SweepSample::Kind::OverBudget;
+    SweepSample s;
+    s.index = index;
+    s.kind = kind;
+    s.iterationTimeS = full ? e.iterationTimeS : nan;
+    s.timeToTrainS = full ? e.timeToTrainS : nan;
+    s.memoryPeakGib = kind == SweepSample::Kind::Failed ? nan : e.memoryPeakGib;
+    s.networkCapexUsd = full ? p.networkCapexUsd : nan;
+    s.totalCostUsd = full ? p.totalCostUsd : nan;
+    return s;
+}
+
 struct Worker
 {
     EvaluationWorkspace workspace;
@@ -192,16 +209,9 @@ public:
                 m_topologies[k].redundant = topologies[e] == topologies[k];
     }
 
-    // GPUs placed times the accelerator's catalog price, plus the network capex.
     double totalCostUsd(const Scenario& sc, double capexUsd) const
     {
-        const std::vector<std::int64_t> placed = placedGpusPerDatacenter(sc);
-        double gpuCost = 0.0;
-        for (std::size_t i = 0; i < placed.size() && i < sc.topology.datacenters.size(); ++i)
-            if (const AcceleratorSpec* acc =
-                    m_catalog.accelerator(sc.topology.datacenters[i].accelerator))
-                gpuCost += static_cast<double>(placed[i]) * acc->priceUsd;
-        return gpuCost + capexUsd;
+        return core::totalCostUsd(sc, m_catalog, capexUsd);
     }
 
     // The figures every ranked point carries beyond its evaluation.
@@ -454,9 +464,15 @@ SweepResult sweepIn(const Scenario& base, const Catalog& catalog, const SearchSp
             else
                 outcomes[i].kind = Outcome::Kind::OtherShard;
         });
-        for (Outcome& o : outcomes) {
+        for (std::size_t i = 0; i < outcomes.size(); ++i) {
+            Outcome& o = outcomes[i];
             if (o.kind == Outcome::Kind::OtherShard)
                 continue;
+            if (options.samples && o.kind == Outcome::Kind::Failed)
+                options.samples->push_back(sampleOf(begin + i, SweepSample::Kind::Failed, o.point));
+            if (options.samples && o.kind == Outcome::Kind::OutOfMemory)
+                options.samples->push_back(
+                    sampleOf(begin + i, SweepSample::Kind::OutOfMemory, o.point));
             ++counts.considered;
             switch (o.kind) {
             case Outcome::Kind::Pruned:
@@ -476,7 +492,12 @@ SweepResult sweepIn(const Scenario& base, const Catalog& catalog, const SearchSp
             case Outcome::Kind::OtherShard:
                 continue;
             }
-            if (!sweeper.withinBudget(o.point)) {
+            const bool within = sweeper.withinBudget(o.point);
+            if (options.samples)
+                options.samples->push_back(sampleOf(
+                    begin + i, within ? SweepSample::Kind::Feasible : SweepSample::Kind::OverBudget,
+                    o.point));
+            if (!within) {
                 ++counts.overBudget;
                 continue;
             }
@@ -565,6 +586,40 @@ Scenario applyPoint(const Scenario& base, const DesignPoint& point, const Placem
     Scenario sc = base;
     applyInPlace(sc, base, point, placement);
     return sc;
+}
+
+double totalCostUsd(const Scenario& sc, const Catalog& catalog, double networkCapexUsd)
+{
+    const std::vector<std::int64_t> placed = placedGpusPerDatacenter(sc);
+    double gpuCost = 0.0;
+    for (std::size_t i = 0; i < placed.size() && i < sc.topology.datacenters.size(); ++i)
+        if (const AcceleratorSpec* acc =
+                catalog.accelerator(sc.topology.datacenters[i].accelerator))
+            gpuCost += static_cast<double>(placed[i]) * acc->priceUsd;
+    return gpuCost + networkCapexUsd;
+}
+
+std::optional<SweepPointScenario> sweepPointScenario(const Scenario& base, const Catalog& catalog,
+                                                     const SearchSpace& space, std::uint64_t index)
+{
+    const SpaceOdometer odometer(space);
+    if (index >= odometer.size())
+        return std::nullopt;
+    DesignPoint p = odometer.at(index);
+    const int baseBatch = base.workload.globalBatch;
+    const bool batchFixed =
+        space.globalBatch.minSequences == baseBatch && space.globalBatch.maxSequences == baseBatch;
+    const PointPlacement shape = makePointPlacement(base, catalog, p, space, batchFixed);
+    if (!shape.placement)
+        return std::nullopt;
+    // As Sweeper::consider: the batch nearest the base's that the point's DP divides.
+    const std::int64_t batch =
+        batchInRange(baseBatch, std::int64_t{p.microBatch} * shape.dataParallel, space.globalBatch);
+    if (batch <= 0)
+        return std::nullopt;
+    p.globalBatch = batch == baseBatch ? 0 : static_cast<int>(batch);
+    SweepPointScenario out{p, applyPoint(base, p, *shape.placement)};
+    return out;
 }
 
 SweepResult runSweep(const Scenario& base, const Catalog& catalog, const SearchSpace& space,

@@ -14,6 +14,7 @@
 
 #include <array>
 #include <atomic>
+#include <cmath>
 #include <cstdint>
 #include <functional>
 #include <optional>
@@ -64,6 +65,38 @@ double objectiveValue(SweepObjective objective, const SweepPoint& point);
 // a before b in `objective`'s top list: smaller objective, then faster, then lower index.
 bool rankedBefore(SweepObjective objective, const SweepPoint& a, const SweepPoint& b);
 
+// One evaluated point, compactly, for a scatter of every point (SweepOptions::samples): its
+// odometer index, what became of it and its figures (NaN where the evaluation stopped before
+// them: a point out of memory has only its memory peak).
+struct SweepSample
+{
+    enum class Kind : std::uint8_t
+    {
+        Feasible,    // fits, within the budgets: ranked
+        OverBudget,  // fits, over a budget or the DCI utilisation bound
+        OutOfMemory, // does not fit in HBM
+        Failed       // evaluate() refused it
+    };
+    std::uint64_t index = 0;
+    Kind kind = Kind::Feasible;
+    double iterationTimeS = 0.0;
+    double timeToTrainS = 0.0;
+    double memoryPeakGib = 0.0;
+    double networkCapexUsd = 0.0;
+    double totalCostUsd = 0.0;
+
+    // Equal figures, NaN equal to NaN (the same point swept twice gives equal samples).
+    bool operator==(const SweepSample& o) const
+    {
+        const auto same = [](double a, double b) {
+            return a == b || (std::isnan(a) && std::isnan(b));
+        };
+        return index == o.index && kind == o.kind && same(iterationTimeS, o.iterationTimeS) &&
+               same(timeToTrainS, o.timeToTrainS) && same(memoryPeakGib, o.memoryPeakGib) &&
+               same(networkCapexUsd, o.networkCapexUsd) && same(totalCostUsd, o.totalCostUsd);
+    }
+};
+
 struct SweepOptions
 {
     int threads = 0; // 0: TBB's default
@@ -75,6 +108,9 @@ struct SweepOptions
     std::uint64_t batchSize = 1024;
     std::function<void(const SweepProgress&)> progress; // between batches, on the caller's thread
     const std::atomic<bool>* cancel = nullptr;          // read between batches
+    // When set, every evaluated point (counts.evaluated of them) is appended in odometer order,
+    // the same whatever the thread count; nothing is collected otherwise.
+    std::vector<SweepSample>* samples = nullptr;
 };
 
 struct SweepResult
@@ -104,6 +140,22 @@ struct SweepResult
 // batch (the base's when 0) and the placement `placement` (made for the point's placement
 // dimensions by the search, SweepPoint::placement).
 Scenario applyPoint(const Scenario& base, const DesignPoint& point, const Placement& placement);
+
+// GPUs placed times the accelerator's catalog price, plus `networkCapexUsd`: a point's
+// SweepPoint::totalCostUsd, for any scenario (the current design beside a sweep's points).
+double totalCostUsd(const Scenario& scenario, const Catalog& catalog, double networkCapexUsd);
+
+// The point of `space` at odometer `index` as the search makes it: its knobs with the global
+// batch the search gives it, and its scenario (applyPoint with the point's placement). Nullopt
+// when the search prunes it before any evaluation (no placement, no batch in the range, an
+// index outside the space). For previewing a point of a result that kept only its index.
+struct SweepPointScenario
+{
+    DesignPoint point;
+    Scenario scenario;
+};
+std::optional<SweepPointScenario> sweepPointScenario(const Scenario& base, const Catalog& catalog,
+                                                     const SearchSpace& space, std::uint64_t index);
 
 SweepResult runSweep(const Scenario& base, const Catalog& catalog, const SearchSpace& space,
                      const SweepOptions& options = {});

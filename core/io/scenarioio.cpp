@@ -109,6 +109,7 @@ std::optional<Scenario> parseInto(std::string_view text, DiagnosticSink& sink,
         root.skip(keys::kVersion);
         readScenario(root, scenario);
         readPins(root, pins);
+        readExploreSection(root, scenario.explore);
     }
     const Catalog catalog = builtinCatalog().mergedWith(scenario.catalogOverrides);
     if (sink.hasErrors()) {

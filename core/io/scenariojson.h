@@ -22,6 +22,11 @@ void readPins(ObjectReader& root, std::vector<PinnedScenario>& out);
 void checkPins(const std::vector<PinnedScenario>& pins, DiagnosticSink& sink);
 Json pinsToJson(const std::vector<PinnedScenario>& pins);
 
+// The top-level "explore" section (scenarioexplore.cpp): kept as compact JSON text, checked to
+// be an object; written only when `explore` holds one.
+void readExploreSection(ObjectReader& root, std::string& out);
+void writeExploreSection(Json& root, const std::string& explore);
+
 // Reads the five catalog arrays of `reader` (the scenario's "catalog" or a catalog document).
 // Catalog entries are checked here, ranges included: they are not edited in the GUI.
 void readCatalog(ObjectReader& reader, Catalog& out);

@@ -38,6 +38,7 @@ inline constexpr const char* kEquipmentLatencyS = "equipment_latency_s";
 inline constexpr const char* kExpertFfnHidden = "expert_ffn_hidden";
 inline constexpr const char* kExperts = "experts";
 inline constexpr const char* kExtraInFlightAtDci = "extra_in_flight_at_dci";
+inline constexpr const char* kExplore = "explore";
 inline constexpr const char* kFabric = "fabric";
 inline constexpr const char* kFfnActivation = "ffn_activation";
 inline constexpr const char* kFfnHidden = "ffn_hidden";

@@ -68,6 +68,7 @@ std::string serializeScenario(const Scenario& scenario, const std::vector<Pinned
     Json j = scenarioToJson(scenario);
     if (!pins.empty())
         j[keys::kPins] = pinsToJson(pins);
+    writeExploreSection(j, scenario.explore);
     return j.dump(2, ' ', false, Json::error_handler_t::replace) + '\n';
 }
 

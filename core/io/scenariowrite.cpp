@@ -196,7 +196,9 @@ std::string serializeScenario(const Scenario& scenario)
 {
     // Shortest round-trip representation of doubles is nlohmann's default (Grisu2), so no
     // precision is lost; invalid UTF-8 in a name is replaced rather than thrown on.
-    return scenarioToJson(scenario).dump(2, ' ', false, Json::error_handler_t::replace) + '\n';
+    Json j = scenarioToJson(scenario);
+    writeExploreSection(j, scenario.explore);
+    return j.dump(2, ' ', false, Json::error_handler_t::replace) + '\n';
 }
 
 } // namespace archipelago::core

@@ -40,7 +40,12 @@ struct Pod
     bool operator==(const Pod&) const = default;
 };
 
-enum class FabricKind { Clos, RailOptimized, RailOnly };
+enum class FabricKind
+{
+    Clos,
+    RailOptimized,
+    RailOnly
+};
 
 // The scale-out fabric of one datacenter. `tiers` is 2 (leaf-spine) or 3 (leaf-spine-core,
 // i.e. a fat-tree); rail-only has no spine across rails (Wang et al. 2023, "How to build
@@ -52,8 +57,8 @@ struct Fabric
     // Oversubscription (downlink : uplink) at the leaf and at the spine tier; 1 = full bisection.
     double leafOversubscription = 1.0;
     double spineOversubscription = 1.0;
-    std::string switchModel;       // catalog switch name
-    std::string nicModel;          // catalog NIC name; NIC speed comes from it
+    std::string switchModel; // catalog switch name
+    std::string nicModel;    // catalog NIC name; NIC speed comes from it
     int nicsPerGpu = 1;
 
     bool operator==(const Fabric&) const = default;
@@ -64,35 +69,36 @@ struct Datacenter
     Id id = 0;
     std::string name;
     Id regionId = 0;
-    std::string accelerator;       // catalog accelerator name
+    std::string accelerator; // catalog accelerator name
     Fabric fabric;
     std::vector<Pod> pods;
-    double x = 0.0, y = 0.0;       // canvas position (look only, does not affect cost)
+    double x = 0.0, y = 0.0; // canvas position (look only, does not affect cost)
 
     bool operator==(const Datacenter&) const = default;
 };
 
 // What carries the bytes across a DCI link; each bounds the whole link per direction
 // (network/dcimodel.h, docs/network.md "Transport across buildings").
-enum class DciTransport {
-    RdmaOtn,   // RDMA over a lossless optical transport network: window (outstanding bytes) / RTT
-    LossyIp,   // TCP over a lossy routed network: window / RTT and Padhye et al. 1998 in the loss
-    RocePfc    // RoCE with PFC over the long haul: lossless only if headroom covers the xoff need
+enum class DciTransport
+{
+    RdmaOtn, // RDMA over a lossless optical transport network: window (outstanding bytes) / RTT
+    LossyIp, // TCP over a lossy routed network: window / RTT and Padhye et al. 1998 in the loss
+    RocePfc  // RoCE with PFC over the long haul: lossless only if headroom covers the xoff need
 };
 
 // A datacenter interconnect: wavelengths x rate on a fibre path of `distanceKm`.
 struct DciLink
 {
     Id id = 0;
-    Id a = 0, b = 0;               // datacenter ids
+    Id a = 0, b = 0; // datacenter ids
     double distanceKm = 10.0;
     int wavelengths = 16;
     double gbpsPerWavelength = 400.0;
-    std::string optic;             // catalog coherent optic, e.g. "400ZR"
-    std::string lineSystem;        // catalog line system
+    std::string optic;      // catalog coherent optic, e.g. "400ZR"
+    std::string lineSystem; // catalog line system
     DciTransport transport = DciTransport::RdmaOtn;
-    double equipmentLatencyS = 20e-6; // transponders, ROADMs, switches, both ends
-    double packetLossRate = 0.0;   // LossyIp and RocePfc (rdma-otn is lossless)
+    double equipmentLatencyS = 20e-6;        // transponders, ROADMs, switches, both ends
+    double packetLossRate = 0.0;             // LossyIp and RocePfc (rdma-otn is lossless)
     double windowBytes = 16.0 * 1024 * 1024; // LossyIp per-connection window
     // Connections (QPs / TCP streams) a collective spreads over the link; every GPU flow crossing
     // it is at least one (network/dcimodel.h, dciConnections).
@@ -115,16 +121,24 @@ struct Topology
 
 // ---------------------------------------------------------------- workload
 
-enum class FfnActivation { Gelu, Swiglu };
-enum class Precision { Bf16, Fp8 };
+enum class FfnActivation
+{
+    Gelu,
+    Swiglu
+};
+enum class Precision
+{
+    Bf16,
+    Fp8
+};
 
 struct MoeConfig
 {
-    int experts = 0;               // 0 = dense model
+    int experts = 0; // 0 = dense model
     int topK = 1;
     int expertFfnHidden = 0;
     int sharedExperts = 0;
-    int firstDenseLayers = 0;      // leading layers that stay dense (DeepSeek-V3: 3)
+    int firstDenseLayers = 0; // leading layers that stay dense (DeepSeek-V3: 3)
     bool enabled() const { return experts > 0; }
 
     bool operator==(const MoeConfig&) const = default;
@@ -136,15 +150,15 @@ struct Workload
     int layers = 1;
     int hidden = 1;
     int heads = 1;
-    int kvHeads = 1;               // < heads means grouped-query attention
+    int kvHeads = 1; // < heads means grouped-query attention
     int ffnHidden = 1;
     FfnActivation activation = FfnActivation::Gelu;
     int vocab = 1;
     int seqLen = 1;
     MoeConfig moe;
-    int globalBatch = 1;           // sequences per iteration
+    int globalBatch = 1; // sequences per iteration
     Precision precision = Precision::Bf16;
-    double trainTokens = 1e12;     // tokens to train, for time and GPU-hours to train
+    double trainTokens = 1e12; // tokens to train, for time and GPU-hours to train
     // Attention and MLP side by side on one layer norm (GPT-J; Chowdhery et al. 2022, PaLM,
     // section 2): one fused input GEMM and one TP reduction per layer and pass.
     bool parallelBlock = false;
@@ -157,17 +171,22 @@ struct Workload
 
 // ---------------------------------------------------------------- parallelism
 
-enum class Recompute { None, Selective, Full };
+enum class Recompute
+{
+    None,
+    Selective,
+    Full
+};
 
 // Which communication is overlapped with compute; what is not overlapped is exposed.
 struct OverlapOptions
 {
-    bool dpGradReduce = true;      // gradient reduce-scatter/all-reduce under backward
-    bool dpParamGather = true;     // distributed-optimizer all-gather under next forward
-    bool tpComm = false;           // TP collectives overlapped with GEMMs
-    bool cpComm = true;            // CP ring exchange overlapped with attention
-    bool epComm = false;           // EP all-to-all overlapped with expert compute
-    bool ppComm = true;            // PP send/recv asynchronous to compute
+    bool dpGradReduce = true;  // gradient reduce-scatter/all-reduce under backward
+    bool dpParamGather = true; // distributed-optimizer all-gather under next forward
+    bool tpComm = false;       // TP collectives overlapped with GEMMs
+    bool cpComm = true;        // CP ring exchange overlapped with attention
+    bool epComm = false;       // EP all-to-all overlapped with expert compute
+    bool ppComm = true;        // PP send/recv asynchronous to compute
 
     bool operator==(const OverlapOptions&) const = default;
 };
@@ -189,11 +208,11 @@ struct Parallelism
     int tp = 1;
     int cp = 1;
     int pp = 1;
-    int ep = 1;                    // carved out of DP x CP as in Megatron-LM
-    int virtualStages = 1;         // interleaved model chunks per pipeline rank
-    int microBatch = 1;            // sequences per micro-batch
+    int ep = 1;            // carved out of DP x CP as in Megatron-LM
+    int virtualStages = 1; // interleaved model chunks per pipeline rank
+    int microBatch = 1;    // sequences per micro-batch
     bool sequenceParallel = false;
-    int zeroStage = 0;             // 0..3
+    int zeroStage = 0; // 0..3
     bool distributedOptimizer = false;
     Recompute recompute = Recompute::None;
     OverlapOptions overlap;
@@ -204,7 +223,14 @@ struct Parallelism
 
 // ---------------------------------------------------------------- placement
 
-enum class ParallelDim { Tp, Cp, Ep, Dp, Pp };
+enum class ParallelDim
+{
+    Tp,
+    Cp,
+    Ep,
+    Dp,
+    Pp
+};
 
 // One shard of the job: `dpReplicas` data-parallel replicas of the full pipeline whose stage i
 // runs in datacenter `stageDatacenters[i]`. PP crosses a datacenter boundary where two
@@ -227,8 +253,8 @@ struct PlacementShard
     {}
 
     int dpReplicas = 1;
-    std::vector<Id> stageDatacenters; // size pp
-    std::vector<Id> splitDatacenters; // empty = no split
+    std::vector<Id> stageDatacenters;       // size pp
+    std::vector<Id> splitDatacenters;       // empty = no split
     ParallelDim splitDim = ParallelDim::Tp; // Tp or Cp; used only when split
 
     bool split() const { return splitDatacenters.size() >= 2; }
@@ -251,7 +277,15 @@ struct Placement
 
 // ---------------------------------------------------------------- schedule
 
-enum class ScheduleKind { GPipe, OneFOneB, Interleaved1F1B, ZeroBubbleH1, ZeroBubbleH2, DualPipe };
+enum class ScheduleKind
+{
+    GPipe,
+    OneFOneB,
+    Interleaved1F1B,
+    ZeroBubbleH1,
+    ZeroBubbleH2,
+    DualPipe
+};
 
 struct Schedule
 {
@@ -269,19 +303,22 @@ struct Scenario
 {
     std::string name;
     std::string description;
-    Catalog catalogOverrides;      // entries replacing or extending the built-in catalog
+    Catalog catalogOverrides; // entries replacing or extending the built-in catalog
     Topology topology;
     Workload workload;
     Parallelism parallelism;
     Placement placement;
     Schedule schedule;
+    // The last design-space sweep saved with the document: the file's top-level "explore"
+    // section as compact JSON, or empty (io keeps it as text; explore/sweepsave.h reads it).
+    std::string explore;
 
     bool operator==(const Scenario&) const = default;
 };
 
 // ---------------------------------------------------------------- derived quantities
 
-std::int64_t gpusInPod(const Pod& pod);              // count * domainsPerPod * gpusPerDomain
+std::int64_t gpusInPod(const Pod& pod); // count * domainsPerPod * gpusPerDomain
 std::int64_t gpusInDatacenter(const Datacenter& dc);
 std::int64_t totalGpus(const Topology& topology);
 const Datacenter* findDatacenter(const Topology& topology, Id id);
