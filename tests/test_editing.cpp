@@ -315,6 +315,7 @@ void TestEditing::modelPickListIsOneUndoStep()
     QVERIFY(model->findData(QStringLiteral("Llama 3 405B")) > 0);
     QVERIFY(model->findData(QStringLiteral("DeepSeek-V3 671B")) > 0);
     QVERIFY(model->findData(QStringLiteral("Nemotron-4 15B")) > 0);
+    QVERIFY(model->findData(QStringLiteral("Nemotron-4 340B")) > 0);
     const int steps = stack()->count();
     model->setCurrentIndex(index);
     emit model->activated(index);

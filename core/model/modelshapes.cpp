@@ -17,13 +17,15 @@ constexpr MoeConfig kDense{};
 // dgxc2411-llama31-70b-64gpu-cp2), 405B as in presets/llama3-405b-16k-h100.json.
 //
 // Nemotron-4 15B: Parmar et al. 2024, Nemotron-4 15B Technical Report, Table 1, as in the
-// validation set's dgxc2411-nemotron4-15b-16gpu run. Its squared-ReLU MLP has two matrices,
-// as the GeLU shape models it.
+// validation set's dgxc2411-nemotron4-15b-16gpu run. Nemotron-4 340B: NVIDIA 2024, Nemotron-4
+// 340B Technical Report, Table 1 (96 layers, hidden 18,432, 96 heads, 8 KV heads, sequence 4,096,
+// vocabulary 256,000, FFN 4h). Their squared-ReLU MLP has two matrices, as the GeLU shape models
+// it.
 //
 // DeepSeek-V3 671B: DeepSeek-AI 2024, DeepSeek-V3 Technical Report, section 4.2 (61 layers,
 // hidden 7,168, 128 heads, 256 routed experts of 2,048, top-8, 1 shared, first 3 dense), as in
 // presets/deepseek-v3-moe-2048-h800.json. MLA is modelled as 128 KV heads.
-constexpr std::array<ModelShape, 7> kShapes{{
+constexpr std::array<ModelShape, 8> kShapes{{
     {"Llama 3 8B", "Llama 3 Herd of Models, Table 3; validation dgxc2411-llama31-8b-8gpu-cp2", 32,
      4096, 32, 8, 14336, FfnActivation::Swiglu, 128256, 8192, kDense},
     {"Nemotron-4 15B",
@@ -36,6 +38,8 @@ constexpr std::array<ModelShape, 7> kShapes{{
      "Brown et al. 2020, Table 2.1; Narayanan et al. 2021, Table 1; "
      "presets/gpt3-175b-1024-a100.json",
      96, 12288, 96, 96, 49152, FfnActivation::Gelu, 51200, 2048, kDense},
+    {"Nemotron-4 340B", "Nemotron-4 340B Technical Report, Table 1", 96, 18432, 96, 8, 73728,
+     FfnActivation::Gelu, 256000, 4096, kDense},
     {"Llama 3 405B", "Llama 3 Herd of Models, Table 3; presets/llama3-405b-16k-h100.json", 126,
      16384, 128, 8, 53248, FfnActivation::Swiglu, 128256, 8192, kDense},
     {"DeepSeek-V3 671B",
