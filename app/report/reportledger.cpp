@@ -1,0 +1,273 @@
+// The assumptions ledger and the validation section (reportbuilder.h): every catalog figure
+// the evaluation used, with its source and whether the scenario overrides it, and the model's
+// error on the built-in published runs (core/validation/builtinvalidation.h).
+#include "reportbuilder.h"
+
+#include "format.h"
+
+#include "io/scenarioio.h"
+#include "validation/builtinvalidation.h"
+
+#include <QFileInfo>
+
+#include <algorithm>
+#include <set>
+
+namespace archipelago::report {
+
+namespace {
+
+QString q(const std::string& s)
+{
+    return QString::fromStdString(s);
+}
+
+struct Figure
+{
+    QString name;
+    double value = 0.0;
+    QString text; // formatted
+    bool price = false;
+};
+
+QString num(double v, int decimals = 2)
+{
+    return views::formatNumber(v, decimals);
+}
+
+// One catalog entry's rows: the figures of the effective entry, each marked "set in scenario"
+// where the scenario's override differs from the built-in entry (or the built-in has none).
+template <typename Spec>
+void addEntry(ReportTable& t, ReportTable& sources, const QString& kind, const Spec* builtin,
+              const Spec* override, const std::function<std::vector<Figure>(const Spec&)>& figures)
+{
+    const Spec* effective = override ? override : builtin;
+    if (!effective)
+        return;
+    sources.rows.append(
+        {kind + QStringLiteral(": ") + q(effective->name),
+         q(effective->source.empty() ? std::string("(no source given)") : effective->source)});
+    const std::vector<Figure> mine = figures(*effective);
+    const std::vector<Figure> base = builtin ? figures(*builtin) : std::vector<Figure>{};
+    for (std::size_t i = 0; i < mine.size(); ++i) {
+        const bool overridden =
+            override && (!builtin || i >= base.size() || base[i].value != mine[i].value);
+        QString status =
+            overridden ? QStringLiteral("set in scenario") : QStringLiteral("catalog default");
+        if (mine[i].price)
+            status += QStringLiteral(" · editable assumption");
+        t.rows.append({i == 0 ? kind + QStringLiteral(": ") + q(effective->name) : QString(),
+                       mine[i].name, mine[i].text, status});
+        t.marks.append({i == 0 ? CellMark::Strong : CellMark::None, CellMark::None, CellMark::None,
+                        overridden ? CellMark::Worse : CellMark::None});
+    }
+}
+
+std::vector<Figure> acceleratorFigures(const core::AcceleratorSpec& a)
+{
+    const core::EfficiencyParams& e = a.efficiency;
+    return {
+        {"Peak dense BF16", a.peakTflopsBf16, num(a.peakTflopsBf16, 0) + " TFLOPS"},
+        {"Peak dense FP8", a.peakTflopsFp8, num(a.peakTflopsFp8, 0) + " TFLOPS"},
+        {"HBM", a.hbmGib, views::formatGib(a.hbmGib)},
+        {"HBM bandwidth", a.hbmGBps, num(a.hbmGBps, 0) + " GB/s"},
+        {"Scale-up bandwidth", a.scaleUpGBpsPerDirection,
+         num(a.scaleUpGBpsPerDirection, 0) + " GB/s each way"},
+        {"Scale-up domain", static_cast<double>(a.scaleUpDomainGpus),
+         QString::number(a.scaleUpDomainGpus) + " GPUs"},
+        {"Default NIC", a.nicGbps, views::formatGbps(a.nicGbps)},
+        {"Power", a.watts, views::formatPower(a.watts)},
+        {"Price", a.priceUsd, views::formatUsd(a.priceUsd), true},
+        {"GEMM peak efficiency", e.gemmPeakEfficiency, num(e.gemmPeakEfficiency, 3)},
+        {"GEMM half-efficiency size", e.gemmHalfDim, num(e.gemmHalfDim, 0)},
+        {"Memory-bound efficiency", e.memoryBoundEfficiency, num(e.memoryBoundEfficiency, 3)},
+        {"TP/CP comm. interference", e.commInterference, num(e.commInterference, 3)},
+        {"DP comm. interference", e.dpCommInterference, num(e.dpCommInterference, 3)},
+        {"EP comm. interference", e.epCommInterference, num(e.epCommInterference, 3)},
+        {"Kernel overhead", e.kernelOverheadS, views::formatSeconds(e.kernelOverheadS)},
+        {"Scale-up bus efficiency", e.scaleUpBusEfficiency, num(e.scaleUpBusEfficiency, 2)},
+        {"Scale-out bus efficiency", e.scaleOutBusEfficiency, num(e.scaleOutBusEfficiency, 2)},
+    };
+}
+
+std::vector<Figure> nicFigures(const core::NicSpec& n)
+{
+    return {{"Bandwidth", n.gbps, views::formatGbps(n.gbps)},
+            {"Power", n.watts, views::formatPower(n.watts)},
+            {"Price", n.priceUsd, views::formatUsd(n.priceUsd), true}};
+}
+
+std::vector<Figure> switchFigures(const core::SwitchSpec& s)
+{
+    return {{"Radix", static_cast<double>(s.radix), QString::number(s.radix) + " ports"},
+            {"Port speed", s.portGbps, views::formatGbps(s.portGbps)},
+            {"Power", s.watts, views::formatPower(s.watts)},
+            {"Price", s.priceUsd, views::formatUsd(s.priceUsd), true}};
+}
+
+std::vector<Figure> opticFigures(const core::OpticSpec& o)
+{
+    return {
+        {"Rate", o.gbps, views::formatGbps(o.gbps)},
+        {"Reach", o.maxReachM,
+         o.maxReachM >= 1000 ? views::formatKm(o.maxReachM / 1000.0) : num(o.maxReachM, 0) + " m"},
+        {"Power", o.watts, views::formatPower(o.watts)},
+        {"Price", o.priceUsd, views::formatUsd(o.priceUsd), true}};
+}
+
+std::vector<Figure> lineSystemFigures(const core::LineSystemSpec& l)
+{
+    return {
+        {"Amplifier spacing", l.amplifierSpacingKm, views::formatKm(l.amplifierSpacingKm)},
+        {"Amplifier price", l.amplifierPriceUsd, views::formatUsd(l.amplifierPriceUsd), true},
+        {"Amplifier power", l.amplifierWatts, views::formatPower(l.amplifierWatts)},
+        {"Terminal price (per end)", l.terminalPriceUsd, views::formatUsd(l.terminalPriceUsd),
+         true},
+        {"Terminal power", l.terminalWatts, views::formatPower(l.terminalWatts)},
+        {"Wavelengths", static_cast<double>(l.maxWavelengths), QString::number(l.maxWavelengths)},
+        {"Reach", l.maxReachKm, views::formatKm(l.maxReachKm)}};
+}
+
+} // namespace
+
+ReportSection assumptionsSection(const ReportInput& input)
+{
+    const core::Scenario& s = input.current.scenario;
+    const core::Evaluation& e = input.current.evaluation;
+    ReportSection section{
+        QStringLiteral("assumptions"), QStringLiteral("Assumptions ledger"), {}, false};
+    section.blocks.push_back(ReportBlock{
+        ReportBlock::Kind::Note,
+        QStringLiteral("Every catalog figure this evaluation used (resources/catalog.json, with "
+                       "the scenario's overrides). Prices are editable assumptions; a figure "
+                       "marked \"set in scenario\" differs from the built-in catalog."),
+        {},
+        {},
+        {}});
+
+    // The entries the scenario names and the ones its bill of materials priced.
+    std::set<std::string> names;
+    for (const core::Datacenter& dc : s.topology.datacenters) {
+        names.insert(dc.accelerator);
+        names.insert(dc.fabric.switchModel);
+        names.insert(dc.fabric.nicModel);
+    }
+    for (const core::DciLink& l : s.topology.links) {
+        names.insert(l.optic);
+        names.insert(l.lineSystem);
+    }
+    for (const core::BomItem& item : e.bom)
+        names.insert(item.item);
+    names.erase(std::string());
+
+    const core::Catalog& builtin = core::builtinCatalog();
+    const core::Catalog& over = s.catalogOverrides;
+    ReportTable t;
+    t.headers = {QStringLiteral("Entry"), QStringLiteral("Figure"), QStringLiteral("Value"),
+                 QStringLiteral("Status")};
+    t.rightAligned = {false, false, true, false};
+    ReportTable sources;
+    sources.caption = QStringLiteral("Sources of the catalog entries");
+    sources.headers = {QStringLiteral("Entry"), QStringLiteral("Source")};
+    for (const std::string& n : names)
+        addEntry<core::AcceleratorSpec>(t, sources, QStringLiteral("Accelerator"),
+                                        builtin.accelerator(n), over.accelerator(n),
+                                        acceleratorFigures);
+    for (const std::string& n : names)
+        addEntry<core::NicSpec>(t, sources, QStringLiteral("NIC"), builtin.nic(n), over.nic(n),
+                                nicFigures);
+    for (const std::string& n : names)
+        addEntry<core::SwitchSpec>(t, sources, QStringLiteral("Switch"), builtin.switchSpec(n),
+                                   over.switchSpec(n), switchFigures);
+    for (const std::string& n : names)
+        addEntry<core::OpticSpec>(t, sources, QStringLiteral("Optic"), builtin.optic(n),
+                                  over.optic(n), opticFigures);
+    for (const std::string& n : names)
+        addEntry<core::LineSystemSpec>(t, sources, QStringLiteral("Line system"),
+                                       builtin.lineSystem(n), over.lineSystem(n),
+                                       lineSystemFigures);
+    if (t.rows.isEmpty())
+        section.blocks.push_back(ReportBlock{ReportBlock::Kind::Paragraph,
+                                             QStringLiteral("The scenario uses no catalog entry."),
+                                             {},
+                                             {},
+                                             {}});
+    else {
+        section.blocks.push_back(ReportBlock{ReportBlock::Kind::Table, {}, {}, t, {}});
+        section.blocks.push_back(ReportBlock{ReportBlock::Kind::Table, {}, {}, sources, {}});
+    }
+
+    if (!e.assumptions.empty()) {
+        ReportBlock model;
+        model.kind = ReportBlock::Kind::Bullets;
+        for (const std::string& a : e.assumptions)
+            model.items.append(q(a));
+        section.blocks.push_back(ReportBlock{
+            ReportBlock::Kind::Heading, QStringLiteral("Choices the model made"), {}, {}, {}});
+        section.blocks.push_back(model);
+    }
+    return section;
+}
+
+ReportSection validationSection()
+{
+    ReportSection section{
+        QStringLiteral("validation"), QStringLiteral("Model validation"), {}, false};
+    const std::optional<core::ValidationSummary> summary = core::builtinValidationSummary();
+    if (!summary) {
+        section.blocks.push_back(ReportBlock{
+            ReportBlock::Kind::Paragraph,
+            QStringLiteral("Validation data not built in: this build of Archipelago was made "
+                           "without the published runs, so the model's error is not stated."),
+            {},
+            {},
+            {}});
+        return section;
+    }
+    section.blocks.push_back(ReportBlock{
+        ReportBlock::Kind::Paragraph,
+        QStringLiteral("The same model predicted the iteration time of published training runs "
+                       "(A100 and H100, Megatron-LM, MegaScale and NeMo): %1. Read the figures "
+                       "above with that margin.")
+            .arg(q(core::validationSummaryText(summary))),
+        {},
+        {},
+        {}});
+    ReportTable t;
+    t.headers = {QStringLiteral("Run"), QStringLiteral("Source"), QStringLiteral("Measured"),
+                 QStringLiteral("Predicted"), QStringLiteral("Error")};
+    t.rightAligned = {false, false, true, true, true};
+    for (const core::ValidationFileSummary& f : summary->files) {
+        for (std::size_t i = 0; i < f.report.runs.size(); ++i) {
+            const core::RunComparison& r = f.report.runs[i];
+            const QString source = i < f.runs.size() ? q(f.runs[i].source) : QString();
+            QString error = r.ok ? views::formatNumber(100.0 * r.error, 1) + QStringLiteral(" %")
+                                 : QStringLiteral("not evaluated");
+            if (r.ok && r.error >= 0)
+                error.prepend('+');
+            t.rows.append({q(r.id), source, views::formatSeconds(r.measuredS),
+                           r.ok ? views::formatSeconds(r.predictedS) : QStringLiteral("—"), error});
+            const CellMark mark =
+                !r.ok || std::abs(r.error) > 0.10 ? CellMark::Worse : CellMark::None;
+            t.marks.append({CellMark::None, CellMark::None, CellMark::None, CellMark::None, mark});
+        }
+        for (const core::Diagnostic& d : f.errors)
+            t.rows.append({q(f.file), q(d.toString()), {}, {}, QStringLiteral("not read")});
+    }
+    t.rows.append({QStringLiteral("Mean absolute error"),
+                   {},
+                   {},
+                   {},
+                   views::formatNumber(100.0 * summary->meanAbsError, 1) + QStringLiteral(" %")});
+    t.rows.append({QStringLiteral("Largest absolute error"),
+                   {},
+                   {},
+                   {},
+                   views::formatNumber(100.0 * summary->maxAbsError, 1) + QStringLiteral(" %")});
+    while (t.marks.size() < t.rows.size())
+        t.marks.append(QList<CellMark>(5, CellMark::Strong));
+    section.blocks.push_back(ReportBlock{ReportBlock::Kind::Table, {}, {}, t, {}});
+    return section;
+}
+
+} // namespace archipelago::report
