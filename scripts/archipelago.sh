@@ -18,6 +18,8 @@ packages=(
   libbenchmark-dev
   fonts-dejavu-core
   slurm-wlm munge # tests/slurm: a sharded sweep on a single-node Slurm started by the test
+  poppler-utils # tests/test_report: pdftotext reads the report's sections back
+  dpkg-dev file # cpack's .deb: dpkg-shlibdeps finds the dependencies (scripts/check_deb.sh)
 )
 
 install_missing() {

@@ -1,18 +1,20 @@
 #include "application.h"
 
+#include "explorepanel.h"
 #include "mainwindow.h"
 #include "presetlibrary.h"
 #include "prompts.h"
 #include "screenshot.h"
+#include "theme.h"
 #include "topologycanvas.h"
 
 #include <QApplication>
 #include <QCommandLineParser>
 #include <QRegularExpression>
 #include <QTabWidget>
-#include <QTimer>
 
 #include <cstdio>
+#include <optional>
 
 namespace archipelago::app {
 
@@ -25,10 +27,13 @@ struct Arguments
     QString scenario;             // empty: the built-in default scenario
     ScreenshotOptions screenshot; // outputPath empty: interactive
     int tab = 0;                  // central tab shown: topology, layout or timeline
+    std::optional<Theme> theme;   // --theme; unset: the one saved in View > Theme
 };
 
+// The central tabs, then "explore": the Explore dock raised with the default space's sweep.
 const QStringList kTabNames{QStringLiteral("topology"), QStringLiteral("layout"),
-                            QStringLiteral("timeline")};
+                            QStringLiteral("timeline"), QStringLiteral("explore")};
+const int kExploreTab = 3;
 
 void printError(const QString& message)
 {
@@ -53,11 +58,17 @@ bool parseArguments(const QApplication& application, Arguments& arguments)
                                   QStringLiteral("WxH"), QStringLiteral("1600x1000"));
     const QCommandLineOption tab(QStringLiteral("tab"),
                                  QStringLiteral("Central tab to show: topology (default), layout "
-                                                "or timeline."),
+                                                "or timeline; or explore: the Explore panel "
+                                                "with the default space swept."),
                                  QStringLiteral("name"), kTabNames.front());
     parser.addOption(screenshot);
     parser.addOption(size);
     parser.addOption(tab);
+    const QCommandLineOption theme(QStringLiteral("theme"),
+                                   QStringLiteral("Colour theme: light, dark or system (default: "
+                                                  "the one chosen in View > Theme)."),
+                                   QStringLiteral("name"));
+    parser.addOption(theme);
     parser.addPositionalArgument(
         QStringLiteral("scenario"),
         QStringLiteral("Scenario file to open (default: the built-in default scenario)."),
@@ -79,6 +90,14 @@ bool parseArguments(const QApplication& application, Arguments& arguments)
         return false;
     }
     arguments.screenshot.size = QSize(match.captured(1).toInt(), match.captured(2).toInt());
+    if (parser.isSet(theme)) {
+        arguments.theme = themeFromName(parser.value(theme));
+        if (!arguments.theme) {
+            printError(QStringLiteral("--theme expects light, dark or system, got “%1”")
+                           .arg(parser.value(theme)));
+            return false;
+        }
+    }
     arguments.tab = static_cast<int>(kTabNames.indexOf(parser.value(tab)));
     if (arguments.tab < 0) {
         printError(QStringLiteral("--tab expects one of %1, got “%2”")
@@ -100,6 +119,24 @@ int runScreenshot(const Arguments& arguments)
             printError(line);
         return 1;
     }
+    if (arguments.tab == kExploreTab) {
+        // The panel raised and tall, the default space for the scenario swept to the end.
+        window.resize(arguments.screenshot.size);
+        window.show();
+        window.showExplore();
+        QApplication::processEvents();
+        window.resizeDocks({window.exploreDock()}, {arguments.screenshot.size.height() / 2},
+                           Qt::Vertical);
+        ExplorePanel* explore = window.explorePanel();
+        explore->resetSpace();
+        if (!explore->runAndWait())
+            printError(QStringLiteral("the sweep did not run: %1").arg(explore->message()));
+        // The fastest point previewed beside the current design (plots, comparison, scatter).
+        const auto& top = explore->topBy(core::SweepObjective::IterationTime);
+        if (!top.empty())
+            explore->previewPoint(top.front().point.index);
+        return takeScreenshot(window, arguments.screenshot);
+    }
     window.centralTabs()->setCurrentIndex(arguments.tab);
     return takeScreenshot(window, arguments.screenshot);
 }
@@ -115,7 +152,7 @@ int runInteractive(QApplication& application, const Arguments& arguments)
         window.offerUntitledRecovery();
     }
     // The canvas fits the topology once the window has its final size.
-    QTimer::singleShot(0, &window, [&window] { window.topologyCanvas()->fitToView(); });
+    window.topologyCanvas()->fitWhenReady();
     return application.exec();
 }
 
@@ -123,6 +160,20 @@ int runInteractive(QApplication& application, const Arguments& arguments)
 
 int runApplication(int argc, char** argv)
 {
+    // --version, --help and --screenshot need no display. Without one (a server, a CI job, a
+    // fresh install over ssh) Qt's default platform plugin would abort before they are read.
+    const auto needsNoDisplay = [argc, argv] {
+        for (int i = 1; i < argc; ++i) {
+            const QByteArray a(argv[i]);
+            if (a == "--version" || a == "-v" || a == "--help" || a == "-h" || a == "--help-all" ||
+                a.startsWith("--screenshot"))
+                return true;
+        }
+        return false;
+    };
+    if (qEnvironmentVariableIsEmpty("QT_QPA_PLATFORM") && qEnvironmentVariableIsEmpty("DISPLAY") &&
+        qEnvironmentVariableIsEmpty("WAYLAND_DISPLAY") && needsNoDisplay())
+        qputenv("QT_QPA_PLATFORM", "offscreen");
     QApplication application(argc, argv);
     QApplication::setOrganizationName(QStringLiteral("Archipelago"));
     QApplication::setApplicationName(QStringLiteral("archipelago"));
@@ -132,6 +183,7 @@ int runApplication(int argc, char** argv)
     Arguments arguments;
     if (!parseArguments(application, arguments))
         return kUsageError;
+    applyTheme(arguments.theme.value_or(savedTheme()));
     if (!arguments.screenshot.outputPath.isEmpty())
         return runScreenshot(arguments);
     return runInteractive(application, arguments);

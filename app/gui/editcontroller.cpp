@@ -1,6 +1,7 @@
 #include "editcontroller.h"
 
 #include "document.h"
+#include "edittext.h"
 #include "movedatacenters.h"
 #include "pincommands.h"
 #include "placementrepair.h"
@@ -8,6 +9,7 @@
 #include "topologyedits.h"
 #include "valuecommands.h"
 
+#include <QLocale>
 #include <QUndoStack>
 
 #include <array>
@@ -42,7 +44,21 @@ bool EditController::apply(const core::Scenario& target, const QString& text, bo
     const ValidatedEdit edit = validateEdit(target, current, repairPlacement);
     if (!edit.scenario)
         return refuse(tr("%1 refused: %2").arg(text, edit.reason));
-    if (std::unique_ptr<QUndoCommand> command = makeScenarioEdit(m_document, *edit.scenario, text))
+    // The workload never changes as a side effect without asking (issue 11, B2): the batch
+    // change is part of the same undo step, and its undo text says so. Without a confirmation
+    // (scripted callers, no one to ask) the batch follows, said by adjusted().
+    QString undoText = text;
+    if (edit.changesGlobalBatch()) {
+        if (m_confirmBatch && !m_confirmBatch(text, edit.batchQuestion))
+            return refuse(tr("%1 cancelled: it needs global batch %2 instead of %3 sequences")
+                              .arg(text, QLocale(QLocale::English).toString(edit.batchAfter),
+                                   QLocale(QLocale::English).toString(edit.batchBefore)));
+        undoText = tr("%1 and Global Batch %2 → %3")
+                       .arg(text, QLocale(QLocale::English).toString(edit.batchBefore),
+                            QLocale(QLocale::English).toString(edit.batchAfter));
+    }
+    if (std::unique_ptr<QUndoCommand> command =
+            makeScenarioEdit(m_document, *edit.scenario, undoText))
         m_document->undoStack()->push(command.release());
     if (!edit.note.isEmpty())
         emit adjusted(tr("%1: %2").arg(text, edit.note));
@@ -53,14 +69,14 @@ bool EditController::setWorkload(const core::Workload& workload)
 {
     core::Scenario next = m_document->scenario();
     next.workload = workload;
-    return apply(next, tr("Change Workload"), true);
+    return apply(next, describeEdit(m_document->scenario(), next, tr("Change Workload")), true);
 }
 
 bool EditController::setParallelism(const core::Parallelism& parallelism)
 {
     core::Scenario next = m_document->scenario();
     next.parallelism = parallelism;
-    return apply(next, tr("Change Parallelism"), true);
+    return apply(next, describeEdit(m_document->scenario(), next, tr("Change Parallelism")), true);
 }
 
 bool EditController::setParallelismAndPlacement(const core::Parallelism& parallelism,
@@ -69,21 +85,21 @@ bool EditController::setParallelismAndPlacement(const core::Parallelism& paralle
     core::Scenario next = m_document->scenario();
     next.parallelism = parallelism;
     next.placement = placement;
-    return apply(next, tr("Change Parallelism"), true);
+    return apply(next, describeEdit(m_document->scenario(), next, tr("Change Parallelism")), true);
 }
 
 bool EditController::setPlacement(const core::Placement& placement)
 {
     core::Scenario next = m_document->scenario();
     next.placement = placement;
-    return apply(next, tr("Change Placement"), false);
+    return apply(next, describeEdit(m_document->scenario(), next, tr("Change Placement")), false);
 }
 
 bool EditController::setSchedule(const core::Schedule& schedule)
 {
     core::Scenario next = m_document->scenario();
     next.schedule = schedule;
-    return apply(next, tr("Change Schedule"), false);
+    return apply(next, describeEdit(m_document->scenario(), next, tr("Change Schedule")), false);
 }
 
 bool EditController::setDatacenters(const QList<core::Datacenter>& datacenters)
@@ -94,8 +110,10 @@ bool EditController::setDatacenters(const QList<core::Datacenter>& datacenters)
             if (dc.id == edited.id)
                 dc = edited;
     return apply(next,
-                 datacenters.size() == 1 ? tr("Change Datacenter")
-                                         : tr("Change %1 Datacenters").arg(datacenters.size()),
+                 describeEdit(m_document->scenario(), next,
+                              datacenters.size() == 1
+                                  ? tr("Change Datacenter")
+                                  : tr("Change %1 Datacenters").arg(datacenters.size())),
                  true);
 }
 
@@ -108,7 +126,7 @@ bool EditController::setDatacentersAndPlacement(const QList<core::Datacenter>& d
             if (dc.id == edited.id)
                 dc = edited;
     next.placement = placement;
-    return apply(next, tr("Change Datacenters"), true);
+    return apply(next, describeEdit(m_document->scenario(), next, tr("Change Datacenters")), true);
 }
 
 bool EditController::setLinks(const QList<core::DciLink>& links)
@@ -119,9 +137,18 @@ bool EditController::setLinks(const QList<core::DciLink>& links)
             if (link.id == edited.id)
                 link = edited;
     return apply(next,
-                 links.size() == 1 ? tr("Change DCI Link")
-                                   : tr("Change %1 DCI Links").arg(links.size()),
+                 describeEdit(m_document->scenario(), next,
+                              links.size() == 1 ? tr("Change DCI Link")
+                                                : tr("Change %1 DCI Links").arg(links.size())),
                  false);
+}
+
+bool EditController::setScenarioInfo(const QString& name, const QString& description)
+{
+    core::Scenario next = m_document->scenario();
+    next.name = name.toStdString();
+    next.description = description.toStdString();
+    return apply(next, describeEdit(m_document->scenario(), next, tr("Change Scenario")), false);
 }
 
 bool EditController::setPipelineParallel(int pp)
@@ -224,6 +251,9 @@ void EditController::pin(const core::Scenario& scenario, QString name, QColor co
     }
     core::PinnedScenario pinned{name.trimmed().toStdString(),
                                 color.name(QColor::HexRgb).toStdString(), scenario};
+    // The saved sweep belongs to the document, not to a design point: pins are written
+    // without it, so a pin holding it would differ from itself after a reload.
+    pinned.scenario.explore.clear();
     m_document->undoStack()->push(new AddPin(m_document, std::move(pinned)));
 }
 
@@ -245,19 +275,22 @@ bool EditController::restorePin(int index)
     if (index < 0 || static_cast<std::size_t>(index) >= m_document->pins().size())
         return refuse(tr("No pin %1").arg(index + 1));
     const core::PinnedScenario& pin = m_document->pins()[static_cast<std::size_t>(index)];
-    if (pin.scenario == m_document->scenario())
+    // Restoring a pin keeps the document's saved sweep (pins never hold one).
+    core::Scenario target = pin.scenario;
+    target.explore = m_document->scenario().explore;
+    if (target == m_document->scenario())
         return true;
     // A pin passed the same validation when it was loaded or pinned; check again all the same.
     // A pin is restored as it is, never adjusted.
-    const ValidatedEdit edit = validateEdit(pin.scenario, m_document->scenario(), false);
-    if (!edit.scenario || !(*edit.scenario == pin.scenario)) {
-        const std::vector<core::Diagnostic> errors = scenarioErrors(pin.scenario);
+    const ValidatedEdit edit = validateEdit(target, m_document->scenario(), false);
+    if (!edit.scenario || !(*edit.scenario == target)) {
+        const std::vector<core::Diagnostic> errors = scenarioErrors(target);
         const QString reason =
             errors.empty() ? edit.reason : QString::fromStdString(errors.front().message);
         return refuse(tr("Cannot restore “%1”: %2").arg(QString::fromStdString(pin.name), reason));
     }
     m_document->undoStack()->push(new SetScenario(
-        m_document, pin.scenario, tr("Restore “%1”").arg(QString::fromStdString(pin.name))));
+        m_document, target, tr("Restore “%1”").arg(QString::fromStdString(pin.name))));
     return true;
 }
 

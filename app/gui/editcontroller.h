@@ -2,8 +2,10 @@
 // document). Every edit is built as the scenario it would produce, validated with the loader's
 // checks (placementrepair.h) and pushed as one step (scenarioedit.h); an edit that would leave
 // the document invalid is refused: nothing is pushed and refused() says why. When the GPUs or
-// the degrees change, the placement (core::repairPlacement) and (if the edit left it alone)
-// the global batch follow; adjusted() says what moved or was dropped. The property editor, the
+// the degrees change, the placement (core::repairPlacement) and (if the edit left it alone,
+// and the user agrees through setBatchConfirmation) the global batch follow; adjusted() says
+// what moved or was dropped. Each property edit's undo
+// text names the field and its new value ("Set TP to 8", edittext.h). The property editor, the
 // canvas, the layout view and the Edit menu's quick edits all come through here.
 #pragma once
 
@@ -14,6 +16,8 @@
 #include <QList>
 #include <QObject>
 #include <QPointF>
+
+#include <functional>
 
 namespace archipelago::app {
 
@@ -40,6 +44,8 @@ public:
     bool setDatacentersAndPlacement(const QList<core::Datacenter>& datacenters,
                                     const core::Placement& placement);
     bool setLinks(const QList<core::DciLink>& links);
+    // The scenario's name and description (free text; the model is unaffected).
+    bool setScenarioInfo(const QString& name, const QString& description);
     bool setPipelineParallel(int pp);
     bool setLayersPerStage(const std::vector<int>& layersPerStage);
     bool setStageDatacenter(int shardIndex, int stage, core::Id datacenter);
@@ -59,6 +65,14 @@ public:
     bool restorePin(int index);
     // The colour a pin is drawn in (its own, or one of the palette by index).
     static QColor pinColor(const core::PinnedScenario& pin, int index);
+    // Asked when an edit is valid only with a different global batch (the repair fitted it to
+    // the new DP): `edit` is the undo text, `question` the explanation. True applies the edit
+    // and the batch change as one undo step; false refuses the edit. Without a confirmation
+    // (a controller with no window: scripts, tests) the batch follows and adjusted() says so.
+    void setBatchConfirmation(std::function<bool(const QString& edit, const QString& question)> ask)
+    {
+        m_confirmBatch = std::move(ask);
+    }
 
 signals:
     void refused(const QString& reason);
@@ -70,6 +84,7 @@ private:
     bool refuse(const QString& reason);
 
     Document* m_document;
+    std::function<bool(const QString&, const QString&)> m_confirmBatch;
 };
 
 } // namespace archipelago::app

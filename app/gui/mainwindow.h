@@ -20,6 +20,7 @@
 #include <QMainWindow>
 
 #include <memory>
+#include <optional>
 
 class QAction;
 class QDockWidget;
@@ -45,6 +46,7 @@ namespace archipelago::app {
 class Autosave;
 class EditController;
 class Evaluator;
+class ExplorePanel;
 class PinEvaluations;
 class PinsPanel;
 class QuickEdits;
@@ -75,6 +77,13 @@ public:
     views::ComparisonTable* comparisonTable() const { return m_comparison; }
     WarningsPanel* warningsPanel() const { return m_warnings; }
     PinsPanel* pinsPanel() const { return m_pinsPanel; }
+    ExplorePanel* explorePanel() const { return m_explore; }
+    QDockWidget* exploreDock() const { return m_exploreDock; }
+    // Shows the Explore dock and raises it above the docks it is tabbed with (Ctrl+4).
+    void showExplore();
+    // The Explore panel's previewed point, shown by the plots and the table beside the pins
+    // until cleared; never part of the document.
+    const std::optional<views::DesignPoint>& previewPoint() const { return m_previewPoint; }
     QTabWidget* centralTabs() const { return m_tabs; }
     // The design points the plots and the table show: the evaluated pins, then the current one.
     const QList<views::DesignPoint>& pinnedPoints() const { return m_pinnedPoints; }
@@ -94,6 +103,10 @@ public:
     bool offerUntitledRecovery();
     // Pins the current design point (name "Pin N", next colour).
     void pinCurrent();
+    // File > Export Report…: the review report of the current design point, its pins and the
+    // document's sweep, as PDF or HTML by the suffix (app/report, the CLI's `report` code).
+    bool exportReport(const QString& path, QString* error = nullptr);
+    void exportReportInteractively();
 
     void restoreLayout();
 
@@ -158,7 +171,12 @@ private:
     QDockWidget* m_warningsDock = nullptr;
     QList<views::DesignPoint> m_pinnedPoints;
     views::DesignPoint m_currentPoint;
+    ExplorePanel* m_explore = nullptr;
+    QDockWidget* m_exploreDock = nullptr;
+    std::optional<views::DesignPoint> m_previewPoint;
     bool m_syncingSelection = false;
+    // What an untitled document was made from ("Default scenario", "Preset"), for its title.
+    QString m_origin;
 
     QMenu* m_presetMenu = nullptr;
     QMenu* m_recentMenu = nullptr;

@@ -2,11 +2,16 @@
 #include "mainwindow.h"
 
 #include "evaluator.h"
+#include "explorepanel.h"
+#include "exportdata.h"
 #include "format.h"
+#include "helpdialogs.h"
 #include "presetlibrary.h"
 #include "quickedits.h"
 #include "recentfiles.h"
+#include "theme.h"
 #include "topologycanvas.h"
+#include "undorouting.h"
 
 #include <QAction>
 #include <QDockWidget>
@@ -42,6 +47,7 @@ void MainWindow::createActions()
     createFileMenu();
     createEditMenu();
     createViewMenu();
+    addHelpMenu(this);
     for (QMenu* menu : menuBar()->findChildren<QMenu*>())
         menu->setToolTipsVisible(true);
 }
@@ -78,6 +84,22 @@ void MainWindow::createFileMenu()
     connect(menuAction(file, tr("Save &As…"), {QKeySequence(tr("Ctrl+Shift+S"))},
                        tr("Save the scenario and its pins under a new name")),
             &QAction::triggered, this, [this] { saveAs(); });
+    connect(menuAction(file, tr("Export &Report…"), {QKeySequence(tr("Ctrl+E"))},
+                       tr("The review report (PDF or HTML): summary, drawings, plots, bill of "
+                          "materials, pins compared, assumptions and the model's validation")),
+            &QAction::triggered, this, [this] { exportReportInteractively(); });
+    connect(menuAction(file, tr("Export &Data…"), {QKeySequence(tr("Ctrl+Shift+E"))},
+                       tr("The current evaluation, the pinned comparison or the last sweep as "
+                          "CSV or JSON (exportdata.h)")),
+            &QAction::triggered, this, [this] {
+                // The last sweep: the Explore panel's (nullptr when none: the dialog lists it
+                // disabled).
+                const QString folder =
+                    m_document->isUntitled()
+                        ? QStandardPaths::writableLocation(QStandardPaths::DocumentsLocation)
+                        : QFileInfo(m_document->fileName()).absolutePath();
+                showExportDataDialog(this, exportInputOf(*this, m_explore->lastResult()), folder);
+            });
     file->addSeparator();
     QAction* quit = menuAction(file, tr("&Quit"), QKeySequence::keyBindings(QKeySequence::Quit),
                                tr("Quit Archipelago"));
@@ -94,6 +116,8 @@ void MainWindow::createEditMenu()
     redo->setShortcuts({QKeySequence(tr("Ctrl+Shift+Z")), QKeySequence(tr("Ctrl+Y"))});
     edit->addAction(undo);
     edit->addAction(redo);
+    // Line edits and spin boxes would keep Ctrl+Z for their own text: route it to the stack.
+    new UndoRouting(m_document->undoStack(), this);
     edit->addSeparator();
     connect(menuAction(edit, tr("&Delete"), {QKeySequence::Delete},
                        tr("Remove the selected datacenters, pods and DCI links")),
@@ -141,10 +165,15 @@ void MainWindow::createViewMenu()
         connect(menuAction(m_viewMenu, m_tabs->tabText(i), {QKeySequence(tr("Ctrl+%1").arg(i + 1))},
                            m_tabs->tabToolTip(i)),
                 &QAction::triggered, this, [this, i] { m_tabs->setCurrentIndex(i); });
+    connect(menuAction(m_viewMenu, tr("&Explore"), {QKeySequence(tr("Ctrl+4"))},
+                       tr("The design-space search: sweep the space around the scenario, "
+                          "preview, pin or apply a point (Ctrl+4)")),
+            &QAction::triggered, this, &MainWindow::showExplore);
     m_viewMenu->addSeparator();
     QMenu* panels = m_viewMenu->addMenu(tr("&Panels"));
     for (QDockWidget* dock : findChildren<QDockWidget*>())
         panels->addAction(dock->toggleViewAction());
+    addThemeMenu(m_viewMenu);
 }
 
 void MainWindow::createStatusBar()
@@ -158,7 +187,7 @@ void MainWindow::createStatusBar()
     };
     m_statusIteration = addField(tr("Time of one training iteration (seconds)"));
     m_statusMfu = addField(tr("Model FLOPs utilisation: model FLOPs / (GPUs × peak FLOP/s)"));
-    m_statusBubble = addField(tr("Pipeline idle time over pipeline makespan"));
+    m_statusBubble = addField(views::bubbleRatioToolTip());
     m_statusMemory = addField(tr("Peak memory per GPU against its HBM (GiB)"));
     m_statusCapex = addField(tr("Network capital expense (US$): switches, NICs, optics, DCI"));
 }
@@ -174,7 +203,8 @@ void MainWindow::updateStatusBar(const core::Evaluation& e)
     m_statusIteration->setText(
         tr("Iteration %1").arg(e.ok ? views::formatSeconds(e.iterationTimeS) : none));
     m_statusMfu->setText(tr("MFU %1").arg(e.ok ? views::formatPercent(e.mfu) : none));
-    m_statusBubble->setText(tr("Bubble %1").arg(e.ok ? views::formatPercent(e.bubbleRatio) : none));
+    m_statusBubble->setText(QStringLiteral("%1 %2").arg(
+        views::bubbleRatioName(), e.ok ? views::formatBubbleRatio(e.bubbleRatio) : none));
     m_statusMemory->setText(e.ok ? tr("Memory %1 / %2 %3")
                                        .arg(views::formatGib(e.memoryPeakGib),
                                             views::formatGib(e.hbmGib),
@@ -192,7 +222,8 @@ void MainWindow::fillPresetMenu()
     for (const PresetLibrary::Preset& preset : PresetLibrary::presets()) {
         QAction* action = m_presetMenu->addAction(preset.title, this,
                                                   [this, path = preset.path] { openPreset(path); });
-        action->setStatusTip(preset.path);
+        // The scenario it opens, not the resource path (":/presets/…") it is read from.
+        action->setStatusTip(tr("Open an untitled copy of the preset “%1”").arg(preset.title));
     }
     if (m_presetMenu->isEmpty())
         m_presetMenu->addAction(tr("No presets found"))->setEnabled(false);

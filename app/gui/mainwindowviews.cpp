@@ -6,6 +6,7 @@
 #include "editcontroller.h"
 #include "evaluationsummary.h"
 #include "evaluator.h"
+#include "explorepanel.h"
 #include "format.h"
 #include "layoutview.h"
 #include "pinevaluations.h"
@@ -109,9 +110,16 @@ void MainWindow::createViews()
     tabifyDockWidget(comparisonDock, m_warningsDock);
     tabifyDockWidget(m_warningsDock, pinsDock);
     comparisonDock->raise();
+    // The design-space search: a tab beside the plots (Ctrl+4 raises it).
+    m_explore = new ExplorePanel(m_document, m_edits, this);
+    m_explore->setObjectName(QStringLiteral("ExplorePanel"));
+    m_exploreDock =
+        addDock(m_explore, tr("Explore"), QStringLiteral("ExploreDock"), Qt::BottomDockWidgetArea);
+    tabifyDockWidget(plotsDock, m_exploreDock);
+    plotsDock->raise();
 
     // Proportions for 1600 x 1000: the plots get the bottom 40 %, the canvas the middle.
-    resizeDocks({treeDock, m_propertiesDock}, {385, 330}, Qt::Horizontal);
+    resizeDocks({treeDock, m_propertiesDock}, {385, 370}, Qt::Horizontal);
     resizeDocks({treeDock, summaryDock}, {250, 350}, Qt::Vertical);
     resizeDocks({plotsDock}, {390}, Qt::Vertical);
     resizeDocks({plotsDock, comparisonDock}, {1130, 470}, Qt::Horizontal);
@@ -119,6 +127,19 @@ void MainWindow::createViews()
     wireCanvas();
     wireEditors();
     wirePins();
+    connect(m_explore, &ExplorePanel::previewChanged, this,
+            [this](const std::optional<views::DesignPoint>& preview) {
+                m_previewPoint = preview;
+                refreshDesignPoints();
+            });
+    connect(m_explore, &ExplorePanel::statusMessage, this,
+            [this](const QString& message) { statusBar()->showMessage(message, 8000); });
+}
+
+void MainWindow::showExplore()
+{
+    m_exploreDock->show();
+    m_exploreDock->raise();
 }
 
 void MainWindow::wireCanvas()
@@ -168,8 +189,14 @@ void MainWindow::wireEditors()
     connect(m_editor, &PropertyEditor::datacentersAndPlacementEdited, m_edits,
             &EditController::setDatacentersAndPlacement);
     connect(m_editor, &PropertyEditor::linksEdited, m_edits, &EditController::setLinks);
+    connect(m_editor, &PropertyEditor::scenarioInfoEdited, m_edits,
+            &EditController::setScenarioInfo);
     connect(m_editor, &PropertyEditor::editRefused, this,
             [this](const QString& reason) { statusBar()->showMessage(reason, 8000); });
+    // An edit valid only with another global batch asks first (issue 11, B2).
+    m_edits->setBatchConfirmation([this](const QString& edit, const QString& question) {
+        return m_prompts->askChangeGlobalBatch(this, edit, question);
+    });
 }
 
 void MainWindow::wirePins()
@@ -297,8 +324,13 @@ void MainWindow::refreshDesignPoints()
     const std::shared_ptr<const core::Scenario> scenario = m_evaluator->evaluatedScenario();
     m_currentPoint = {tr("Current"), kCurrentColor, scenario ? *scenario : m_document->scenario(),
                       *current};
-    m_plots->setDesignPoints(m_pinnedPoints, m_currentPoint);
-    m_comparison->setDesignPoints(m_pinnedPoints, m_currentPoint);
+    // The Explore panel's preview beside the pins, until it is cleared.
+    QList<views::DesignPoint> shown = m_pinnedPoints;
+    if (m_previewPoint)
+        shown.append(*m_previewPoint);
+    m_plots->setDesignPoints(shown, m_currentPoint);
+    m_comparison->setDesignPoints(shown, m_currentPoint);
+    m_explore->setDesignPoints(m_pinnedPoints, m_currentPoint);
     m_timeline->setDesignPoint(m_currentPoint);
 }
 
