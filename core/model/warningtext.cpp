@@ -158,8 +158,8 @@ constexpr std::array kTemplates{
              "{optimizer_gib:.1f} GiB, activations {activations_gib:.1f} GiB for "
              "{in_flight:.1f} micro-batches in flight)"},
     Template{WarningCode::Bubble, WarningForm::Default,
-             "pipeline bubble is {bubble_pct:.0f}% of the iteration ({bubble_s:.2f} s): {pp} "
-             "stages, {micro_batches} micro-batches"},
+             "pipeline idle is {bubble_pct:.0f}% of the iteration ({bubble_s:.2f} s on the busiest "
+             "stage): {pp} stages, {micro_batches} micro-batches"},
     Template{WarningCode::DpExposed, WarningForm::Default,
              "data-parallel gradient reduction exposes {dp_comm_s:.2f} s per iteration "
              "({dp_comm_pct:.0f}% of {iteration_s:.2f} s)"},
