@@ -4,13 +4,15 @@
 // the plots and the comparison table. Also: the empty document is valid, and an edit that
 // changes DP moves the global batch to a valid multiple instead of being refused.
 #include "comparisontable.h"
-#include "evaluation/costmodel.h"
 #include "document.h"
 #include "editcontroller.h"
+#include "evaluation/costmodel.h"
 #include "evaluator.h"
+#include "io/scenarioio.h"
 #include "mainwindow.h"
-#include "pinevaluations.h"
 #include "model/placementpresets.h"
+#include "model/scenariotemplates.h"
+#include "pinevaluations.h"
 #include "placementrepair.h"
 #include "plotbreakdown.h"
 #include "plotbubble.h"
@@ -19,8 +21,6 @@
 #include "presetlibrary.h"
 #include "prompts.h"
 #include "propertyeditor.h"
-#include "io/scenarioio.h"
-#include "model/scenariotemplates.h"
 #include "topologycanvas.h"
 
 #include <QSignalSpy>
@@ -133,7 +133,12 @@ void TestBuildFromEmpty::explicitInvalidBatchIsRefused()
     w.globalBatch = 12; // the user's own value: not second-guessed
     QVERIFY(!edits.setWorkload(w));
     QCOMPARE(refused.count(), 1);
-    QVERIFY(refused.first().at(0).toString().contains(QStringLiteral("global_batch")));
+    // In the user's words (issue 11, B6): the field and the rule, not the JSON pointer.
+    const QString reason = refused.first().at(0).toString();
+    QVERIFY2(reason.contains(QStringLiteral("global batch"), Qt::CaseInsensitive),
+             qPrintable(reason));
+    QVERIFY2(!reason.contains(QStringLiteral("/workload")), qPrintable(reason));
+    QVERIFY2(!reason.contains(QStringLiteral("global_batch")), qPrintable(reason));
     QCOMPARE(document.undoStack()->count(), 0);
 }
 

@@ -164,7 +164,10 @@ void TestExplorer::invalidEditIsRefused()
     p.tp = 3; // divides neither the heads nor the GPUs
     QVERIFY(!edits.setParallelism(p));
     QCOMPARE(refused.count(), 1);
-    QVERIFY(refused.first().at(0).toString().contains(QStringLiteral("tp")));
+    // In the user's words: what TP must be and what would be accepted.
+    const QString reason = refused.first().at(0).toString();
+    QVERIFY2(reason.contains(QStringLiteral("TP")), qPrintable(reason));
+    QVERIFY2(reason.contains(QStringLiteral("1, 2, 4 or 8")), qPrintable(reason));
     QCOMPARE(document.undoStack()->count(), 0);
     // Removing every datacenter cannot leave a valid document.
     QList<core::Id> all;

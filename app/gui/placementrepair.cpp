@@ -4,6 +4,7 @@
 #include "io/placementrepair.h"
 
 #include "format.h"
+#include "propertyeditorwords.h"
 
 #include <QObject>
 #include <QStringList>
@@ -12,11 +13,17 @@ namespace archipelago::app {
 
 namespace {
 
-QString describe(const core::Diagnostic& d)
+// In the user's words, as the property editor says it (views/propertyeditorwords.h): the
+// refusal of a canvas or menu edit reads like a field's ("Global batch: the global batch must
+// be a multiple of …"), not as the checker's JSON pointer and formula.
+QString describe(const core::Diagnostic& d, const core::Scenario& scenario)
 {
-    return d.pointer.empty() ? QString::fromStdString(d.message)
-                             : QStringLiteral("%1: %2").arg(QString::fromStdString(d.pointer),
-                                                            QString::fromStdString(d.message));
+    const QString message =
+        views::userMessage(d, scenario).replace(QLatin1Char('\n'), QLatin1Char(' ')).trimmed();
+    const QString place = views::placeOf(d.pointer, scenario);
+    return place.isEmpty() || message.startsWith(place, Qt::CaseInsensitive)
+               ? message
+               : QStringLiteral("%1: %2").arg(place, message);
 }
 
 } // namespace
@@ -38,8 +45,9 @@ ValidatedEdit validateEdit(const core::Scenario& candidate, const core::Scenario
                               repairPlacement ? core::PlacementRepairMode::Repair
                                               : core::PlacementRepairMode::KeepPlacement);
     if (!repair.scenario)
-        return {
-            std::nullopt, repair.errors.empty() ? QString() : describe(repair.errors.front()), {}};
+        return {std::nullopt,
+                repair.errors.empty() ? QString() : describe(repair.errors.front(), candidate),
+                {}};
     QStringList notes;
     for (const std::string& note : repair.notes)
         notes << QString::fromStdString(note);
