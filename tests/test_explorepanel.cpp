@@ -22,6 +22,7 @@
 #include <QDockWidget>
 #include <QElapsedTimer>
 #include <QLineEdit>
+#include <QPushButton>
 #include <QStandardPaths>
 #include <QTemporaryDir>
 #include <QTest>
@@ -347,6 +348,74 @@ private slots:
         waitForEvaluation(window);
         QCOMPARE(window.evaluator()->evaluation()->iterationTimeS,
                  other->evaluation.iterationTimeS);
+    }
+
+    // Issue 11's acceptance, as a user does it with the mouse: from the default scenario, Ctrl+4,
+    // Run on the default space, the front drawn, the two best rows pinned with the Pin button,
+    // the best applied with Apply — no JSON, one undo step back to the start.
+    void userRunsPinsTwoAndApplies()
+    {
+        app::MainWindow window(std::make_unique<app::SilentPrompts>());
+        window.resize(1600, 1000);
+        window.show();
+        QVERIFY(window.newDocument());
+        waitForEvaluation(window);
+        const core::Scenario start = window.document()->scenario();
+        for (QAction* a : window.findChildren<QAction*>())
+            if (a->shortcut() == QKeySequence(QStringLiteral("Ctrl+4")))
+                a->trigger();
+        app::ExplorePanel* panel = window.explorePanel();
+        QVERIFY(panel->isVisible());
+        auto button = [panel](const QString& text) -> QPushButton* {
+            for (QPushButton* b : panel->findChildren<QPushButton*>())
+                if (b->text() == text)
+                    return b;
+            return nullptr;
+        };
+        QPushButton* run = button(QStringLiteral("Run"));
+        QVERIFY(run);
+        QTest::mouseClick(run, Qt::LeftButton);
+        QTRY_VERIFY_WITH_TIMEOUT(!panel->isRunning() && panel->hasResult(), 60000);
+        QVERIFY(!panel->lastRunCancelled());
+        QVERIFY(panel->counts().feasible >= 2);
+        QVERIFY(!panel->lastResult()->timeVsCapex.empty());
+        QCOMPARE(panel->samples().size(), static_cast<std::size_t>(panel->counts().evaluated));
+        const std::vector<core::SweepPoint> best =
+            panel->topBy(core::SweepObjective::IterationTime);
+        QVERIFY(best.size() >= 2);
+
+        QPushButton* pin = button(QStringLiteral("Pin"));
+        QPushButton* apply = button(QStringLiteral("Apply"));
+        QVERIFY(pin && apply);
+        for (int row = 0; row < 2; ++row) {
+            panel->topTable()->selectRow(row);
+            QVERIFY(window.previewPoint());
+            QTest::mouseClick(pin, Qt::LeftButton);
+        }
+        QCOMPARE(window.document()->pins().size(), std::size_t{2});
+        for (std::size_t i = 0; i < 2; ++i)
+            QCOMPARE(window.document()->pins()[i].scenario.parallelism.tp, best[i].point.tp);
+        QTRY_COMPARE(window.pinnedPoints().size(), 2);
+
+        panel->topTable()->selectRow(0);
+        QTest::mouseClick(apply, Qt::LeftButton);
+        // ARCHIPELAGO_SCREENSHOTS=DIR: the window after the apply, to look at.
+        if (const QString dir = qEnvironmentVariable("ARCHIPELAGO_SCREENSHOTS"); !dir.isEmpty()) {
+            waitForEvaluation(window);
+            QTest::qWait(200);
+            window.grab().save(dir + QStringLiteral("/explore-pinned-applied.png"));
+        }
+        QCOMPARE(window.document()->undoStack()->undoText(),
+                 QStringLiteral("Apply Explore Point #%1").arg(best[0].point.index));
+        waitForEvaluation(window);
+        QCOMPARE(window.evaluator()->evaluation()->iterationTimeS,
+                 best[0].evaluation.iterationTimeS);
+        // Undo the apply: the design is the one we started from (the pins and the recorded
+        // sweep stay until undone in their turn).
+        window.document()->undoStack()->undo();
+        core::Scenario back = window.document()->scenario();
+        back.explore = start.explore;
+        QVERIFY(back == start);
     }
 
     // The saved sweep belongs to the document: pinning the current design (Ctrl+P) does not copy

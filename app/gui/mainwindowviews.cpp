@@ -122,7 +122,8 @@ void MainWindow::createViews()
     resizeDocks({treeDock, m_propertiesDock}, {385, 370}, Qt::Horizontal);
     resizeDocks({treeDock, summaryDock}, {250, 350}, Qt::Vertical);
     resizeDocks({plotsDock}, {390}, Qt::Vertical);
-    resizeDocks({plotsDock, comparisonDock}, {1130, 470}, Qt::Horizontal);
+    // The comparison wide enough for the current point and three pins side by side.
+    resizeDocks({plotsDock, comparisonDock}, {980, 620}, Qt::Horizontal);
 
     wireCanvas();
     wireEditors();
