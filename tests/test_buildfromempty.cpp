@@ -133,7 +133,7 @@ void TestBuildFromEmpty::explicitInvalidBatchIsRefused()
     w.globalBatch = 12; // the user's own value: not second-guessed
     QVERIFY(!edits.setWorkload(w));
     QCOMPARE(refused.count(), 1);
-    // In the user's words (issue 11, B6): the field and the rule, not the JSON pointer.
+    // In the user's words: the field and the rule, not the JSON pointer.
     const QString reason = refused.first().at(0).toString();
     QVERIFY2(reason.contains(QStringLiteral("global batch"), Qt::CaseInsensitive),
              qPrintable(reason));

@@ -1,7 +1,7 @@
-// Comparing design points in the window (issue 11): an edit that would change the workload's
-// global batch asks first and undoes as one step (B2); the window's views all show the one
-// bubble ratio (B3). With ARCHIPELAGO_SCREENSHOTS=<folder>, also saves the window with five
-// pins at 1600x1000 and 1920x1080 for a look.
+// Comparing design points in the window: an edit that would change the workload's global
+// batch asks first and undoes as one step; the window's views all show the one bubble ratio. With
+// ARCHIPELAGO_SCREENSHOTS=<folder>, also saves the window with five pins at 1600x1000 and 1920x1080
+// for a look.
 #include "comparisontable.h"
 #include "comparisontablerows.h"
 #include "editcontroller.h"
@@ -119,7 +119,7 @@ void TestDesignCompare::podEditWithBatchChangeUndoesAsOneStep()
     QVERIFY(doc->scenario() == after);
 }
 
-// Issue 11 B3: the summary, the status bar, the bubble plot, the comparison table and the
+// The summary, the status bar, the bubble plot, the comparison table and the
 // timeline show the same figure for one evaluation.
 void TestDesignCompare::windowShowsOneBubbleFigure()
 {

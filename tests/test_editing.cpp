@@ -1,4 +1,4 @@
-// Editing from a first-time user's point of view (issue 11), in the main window offscreen:
+// Editing from a first-time user's point of view, in the main window offscreen:
 // Ctrl+Z / Ctrl+Shift+Z / Ctrl+Y undo and redo the document while a property field has focus
 // (half-typed text is discarded first); every refusal says in words what is wrong and what
 // would be accepted, next to the field, and clears once fixed; the model pick list fills the

@@ -350,7 +350,7 @@ private slots:
                  other->evaluation.iterationTimeS);
     }
 
-    // Issue 11's acceptance, as a user does it with the mouse: from the default scenario, Ctrl+4,
+    // The whole path as a user takes it with the mouse: from the default scenario, Ctrl+4,
     // Run on the default space, the front drawn, the two best rows pinned with the Pin button,
     // the best applied with Apply — no JSON, one undo step back to the start.
     void userRunsPinsTwoAndApplies()

@@ -357,7 +357,7 @@ void TestGuiSmoke::mainWindowShowsScenario()
     window.show();
     QVERIFY(QTest::qWaitForWindowExposed(&window));
     QVERIFY(window.document()->isUntitled());
-    // The built-in default is named by its scenario, not by its resource file (issue 11).
+    // The built-in default is named by its scenario, not by its resource file.
     QVERIFY(window.windowTitle().startsWith(QStringLiteral("Default scenario: ")));
 
     const QStringList texts = treeTexts(window.scenarioTree());

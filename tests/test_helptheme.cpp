@@ -1,4 +1,4 @@
-// What a first-time user meets (issue 11, B9–B11b): the topology refits when datacenters come
+// What a first-time user meets: the topology refits when datacenters come
 // or go; DCI labels sit clear of the datacenter cards; the layout view labels some stages at
 // PP 32 and in a small window; the Help menu (About, Keyboard Shortcuts from the real actions,
 // the Guide on F1); the dark theme reaches the window and the canvas; the default document is

@@ -416,7 +416,7 @@ void TestPlots::comparisonHighlightsExactlyTheDifferences()
     QVERIFY(!table.horizontalHeaderItem(0)->text().startsWith(QStringLiteral("◆")));
 }
 
-// Issue 11 B3: one evaluation, one bubble figure, printed the same by the summary, the bubble
+// One evaluation, one bubble figure, printed the same by the summary, the bubble
 // plot, the comparison table and the timeline; the second figure is not called "(p-1)/m".
 void TestPlots::oneBubbleFigureInEveryView()
 {
@@ -491,7 +491,7 @@ void TestPlots::bubblePlotMarksIdealOnlyForClosedForms()
     QCOMPARE(ideal->data()->size(), 2); // none for the zero-bubble schedule
 }
 
-// Issue 11 B8: a design point that does not fit in memory is never drawn like a valid one.
+// A design point that does not fit in memory is never drawn like a valid one.
 void TestPlots::outOfMemoryMarkedInEveryPlot()
 {
     QList<DesignPoint> points = threePoints();
@@ -532,7 +532,7 @@ void TestPlots::outOfMemoryMarkedInEveryPlot()
     QCOMPARE(outOfMemoryMarks(clean.customPlot()), 0);
 }
 
-// Issue 11 B8: long pin names are wrapped or rotated, never cut to "PP cr…s DCI", and the
+// Long pin names are wrapped or rotated, never cut to "PP cr…s DCI", and the
 // full name is one hover away; value labels stay visible.
 void TestPlots::categoryLabelsNeverElidedToNothing()
 {
@@ -568,7 +568,7 @@ void TestPlots::categoryLabelsNeverElidedToNothing()
     QCOMPARE(tip, QString::fromLatin1(names[3]));
 }
 
-// Issue 11 B2: two points that differ only in the batch, the dimension across the boundary or
+// Two points that differ only in the batch, the dimension across the boundary or
 // the DCI link are told apart by the table.
 void TestPlots::comparisonShowsBatchBoundaryDciAndTransport()
 {
@@ -635,7 +635,7 @@ void TestPlots::comparisonShowsBatchBoundaryDciAndTransport()
     QVERIFY(table.toTsv().contains(QStringLiteral("Transport\tRDMA/OTN\tRDMA/OTN\tlossy IP")));
 }
 
-// Issue 11 B4: pins as rows or as columns, any point as the baseline, compact columns.
+// Pins as rows or as columns, any point as the baseline, compact columns.
 void TestPlots::comparisonTransposesAndChangesBaseline()
 {
     QList<DesignPoint> points;
@@ -712,7 +712,7 @@ void TestPlots::smallGpuHoursKeepSignificantFigures()
     QCOMPARE(formatGpuHours(hours), text);
 }
 
-// Issue 11 B11a: "Time to train 418 s (0 GPU-hours)" lost the figure.
+// Small GPU-hours keep their figure: "Time to train 418 s (0 GPU-hours)" used to lose it.
 void TestPlots::timeToTrainShowsGpuHours()
 {
     DesignPoint p = makePoint("small", Qt::red, 1.0);

@@ -44,9 +44,10 @@ bool EditController::apply(const core::Scenario& target, const QString& text, bo
     const ValidatedEdit edit = validateEdit(target, current, repairPlacement);
     if (!edit.scenario)
         return refuse(tr("%1 refused: %2").arg(text, edit.reason));
-    // The workload never changes as a side effect without asking (issue 11, B2): the batch
-    // change is part of the same undo step, and its undo text says so. Without a confirmation
-    // (scripted callers, no one to ask) the batch follows, said by adjusted().
+    // The workload never changes as a side effect without asking (two pins with different
+    // batches would compare different jobs): the batch change is part of the same undo step, and
+    // its undo text says so. Without a confirmation (scripted callers, no one to ask) the batch
+    // follows, said by adjusted().
     QString undoText = text;
     if (edit.changesGlobalBatch()) {
         if (m_confirmBatch && !m_confirmBatch(text, edit.batchQuestion))

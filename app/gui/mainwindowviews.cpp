@@ -194,7 +194,8 @@ void MainWindow::wireEditors()
             &EditController::setScenarioInfo);
     connect(m_editor, &PropertyEditor::editRefused, this,
             [this](const QString& reason) { statusBar()->showMessage(reason, 8000); });
-    // An edit valid only with another global batch asks first (issue 11, B2).
+    // An edit valid only with another global batch asks first: a different batch is a
+    // different job.
     m_edits->setBatchConfirmation([this](const QString& edit, const QString& question) {
         return m_prompts->askChangeGlobalBatch(this, edit, question);
     });

@@ -5,7 +5,7 @@
 // When the data-parallel degree changes and the edit did not set the global batch itself, the
 // repair may find a valid scenario only with the global batch fitted to DP: validateEdit then
 // reports the change (batchBefore, batchAfter, batchQuestion) and the caller must ask the user
-// before applying it (a different batch is a different job, issue 11 B2); nothing is invented
+// before applying it (a different batch is a different job); nothing is invented
 // beyond that: an edit still invalid is refused with the reason.
 #pragma once
 

@@ -36,7 +36,7 @@ public:
     virtual bool askRecover(QWidget* parent, const QString& documentName, const QDateTime& when);
     // An edit (`edit`, its undo text) only stays valid if the workload's global batch changes
     // (`question` says from what to what, and why): change it as part of the edit? No: the
-    // edit is not applied. A side effect on the workload is never silent (issue 11, B2).
+    // edit is not applied. A side effect on the workload is never silent.
     virtual bool askChangeGlobalBatch(QWidget* parent, const QString& edit,
                                       const QString& question);
 };

@@ -72,7 +72,8 @@ core::Scenario TopologyEdits::withDatacenterAdded(const core::Scenario& scenario
     core::Id podId = core::nextPodId(t);
     for (core::Pod& pod : dc.pods)
         pod.id = podId++;
-    // The copy starts with a fabric whose switches hold its GPUs (B7, issue 11).
+    // The copy starts with a fabric whose switches hold its GPUs (no undersized-fabric
+    // warning on a datacenter just added).
     dc.fabric = fabricHoldingGpus(dc, core::effectiveCatalog(scenario));
     t.datacenters.push_back(dc);
     if (source)
