@@ -44,6 +44,7 @@ namespace archipelago::app {
 
 class Document;
 class EditController;
+class ExploreSpaceEditor;
 
 class ExplorePanel : public QWidget
 {
@@ -105,7 +106,6 @@ signals:
     void statusMessage(const QString& message);
 
 private:
-    struct Dimension;
     struct Outcome;
     QWidget* makeEditor();
     QWidget* makeResults();
@@ -122,15 +122,7 @@ private:
 
     Document* m_document;
     EditController* m_edits;
-    std::vector<Dimension> m_dimensions;
-    QLineEdit* m_capexBudget = nullptr;
-    QLineEdit* m_powerBudget = nullptr;
-    QLineEdit* m_dciCapacity = nullptr;
-    QLineEdit* m_dciUtilisation = nullptr;
-    QLineEdit* m_gpuCaps = nullptr;
-    QCheckBox* m_batchFixed = nullptr;
-    QLineEdit* m_batchMin = nullptr;
-    QLineEdit* m_batchMax = nullptr;
+    ExploreSpaceEditor* m_space = nullptr;
     QLabel* m_spaceSize = nullptr;
     QLabel* m_message = nullptr;
     QPushButton* m_runButton = nullptr;
@@ -154,6 +146,7 @@ private:
     bool m_running = false;
     bool m_recording = false;       // pushing RecordSweep
     bool m_discardRun = false;      // the running sweep belongs to a document no longer open
+    bool m_showDocument = false;    // after a discarded run: show the document's own sweep
     core::Scenario m_freshScenario; // the fresh document last loaded (onDocumentChanged)
     QElapsedTimer m_clock;
     // The last sweep: what was searched, around what, and what it found.
