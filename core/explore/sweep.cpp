@@ -69,6 +69,27 @@ std::int64_t batchInRange(std::int64_t batch, std::int64_t perStep, const Global
     return std::clamp((batch + perStep / 2) / perStep, low, high) * perStep;
 }
 
+// Whether the space keeps the base's global batch (the range is that one value).
+bool batchIsFixed(const SearchSpace& space, int baseBatch)
+{
+    return space.globalBatch.minSequences == baseBatch &&
+           space.globalBatch.maxSequences == baseBatch;
+}
+
+// The global batch point `p` trains with, given its placement's DP: Megatron-LM requires
+// global_batch % (micro_batch * dp) == 0 (arguments.py), so the base's batch, or the multiple
+// nearest it in the space's range; 0 when there is none. Recorded in the point only when it
+// moved (0: the base's), so a fixed batch prints as before.
+std::int64_t assignPointBatch(DesignPoint& p, int baseBatch, std::int64_t dataParallel,
+                              const GlobalBatchRange& range)
+{
+    const std::int64_t batch =
+        batchInRange(baseBatch, std::int64_t{p.microBatch} * dataParallel, range);
+    if (batch > 0)
+        p.globalBatch = batch == baseBatch ? 0 : static_cast<int>(batch);
+    return batch;
+}
+
 // The busiest DCI link's busy time over the iteration (uncapped: above 1 the link cannot
 // carry the iteration's traffic in its time).
 double dciUtilisation(const Evaluation& ev)
@@ -154,9 +175,7 @@ public:
                       false) != space.distributedOptimizer.end();
         m_spaceHasZeroOne =
             std::find(space.zeroStage.begin(), space.zeroStage.end(), 1) != space.zeroStage.end();
-        const int batch = base.workload.globalBatch;
-        m_batchFixed =
-            space.globalBatch.minSequences == batch && space.globalBatch.maxSequences == batch;
+        m_batchFixed = batchIsFixed(space, base.workload.globalBatch);
         for (const Datacenter& dc : base.topology.datacenters)
             if (const AcceleratorSpec* acc = catalog.accelerator(dc.accelerator))
                 m_hbmGibMax = std::max(m_hbmGibMax, acc->hbmGib);
@@ -263,16 +282,11 @@ public:
             return prune(shape.reason);
         if (m_space.dciCapacityGbpsMin && variant.minDciCapacityGbps < *m_space.dciCapacityGbpsMin)
             return prune(PruneReason::DciCapacity);
-        // Megatron-LM: global_batch % (micro_batch * dp) == 0 (arguments.py); the batch is the
-        // base's, or the multiple nearest it in the space's range.
-        const std::int64_t perStep = std::int64_t{p.microBatch} * shape.dataParallel;
-        const std::int64_t batch =
-            batchInRange(m_base.workload.globalBatch, perStep, m_space.globalBatch);
+        const std::int64_t batch = assignPointBatch(p, m_base.workload.globalBatch,
+                                                    shape.dataParallel, m_space.globalBatch);
         if (batch <= 0)
             return prune(PruneReason::GlobalBatch);
-        // Recorded only when it moved (0: the base's), so a fixed batch prints as before.
-        p.globalBatch = batch == m_base.workload.globalBatch ? 0 : static_cast<int>(batch);
-        const std::int64_t m = batch / perStep;
+        const std::int64_t m = batch / (std::int64_t{p.microBatch} * shape.dataParallel);
         // Megatron interleaves only when the micro-batch count is a multiple of p.
         const int v = traits.interleaved ? p.virtualStages : 1;
         if (v > 1 && m % p.pp != 0)
@@ -607,17 +621,11 @@ std::optional<SweepPointScenario> sweepPointScenario(const Scenario& base, const
         return std::nullopt;
     DesignPoint p = odometer.at(index);
     const int baseBatch = base.workload.globalBatch;
-    const bool batchFixed =
-        space.globalBatch.minSequences == baseBatch && space.globalBatch.maxSequences == baseBatch;
-    const PointPlacement shape = makePointPlacement(base, catalog, p, space, batchFixed);
-    if (!shape.placement)
+    const PointPlacement shape =
+        makePointPlacement(base, catalog, p, space, batchIsFixed(space, baseBatch));
+    if (!shape.placement ||
+        assignPointBatch(p, baseBatch, shape.dataParallel, space.globalBatch) <= 0)
         return std::nullopt;
-    // As Sweeper::consider: the batch nearest the base's that the point's DP divides.
-    const std::int64_t batch =
-        batchInRange(baseBatch, std::int64_t{p.microBatch} * shape.dataParallel, space.globalBatch);
-    if (batch <= 0)
-        return std::nullopt;
-    p.globalBatch = batch == baseBatch ? 0 : static_cast<int>(batch);
     SweepPointScenario out{p, applyPoint(base, p, *shape.placement)};
     return out;
 }
