@@ -29,22 +29,6 @@ QString q(const std::string& s)
     return QString::fromStdString(s);
 }
 
-ReportBlock paragraph(const QString& text, ReportBlock::Kind kind = ReportBlock::Kind::Paragraph)
-{
-    ReportBlock b;
-    b.kind = kind;
-    b.text = text;
-    return b;
-}
-
-ReportBlock tableBlock(ReportTable table)
-{
-    ReportBlock b;
-    b.kind = ReportBlock::Kind::Table;
-    b.table = std::move(table);
-    return b;
-}
-
 QString scheduleText(const core::Scenario& s)
 {
     QString text = q(core::toString(s.schedule.kind));
@@ -118,7 +102,33 @@ bool moreImportant(const core::Warning* a, const core::Warning* b)
     return ra < rb;
 }
 
+// The evaluation's warnings, most important first (moreImportant).
+std::vector<const core::Warning*> sortedWarnings(const core::Evaluation& e)
+{
+    std::vector<const core::Warning*> sorted;
+    for (const core::Warning& w : e.warnings)
+        sorted.push_back(&w);
+    std::stable_sort(sorted.begin(), sorted.end(), moreImportant);
+    return sorted;
+}
+
 } // namespace
+
+ReportBlock paragraph(const QString& text, ReportBlock::Kind kind)
+{
+    ReportBlock b;
+    b.kind = kind;
+    b.text = text;
+    return b;
+}
+
+ReportBlock tableBlock(ReportTable table)
+{
+    ReportBlock b;
+    b.kind = ReportBlock::Kind::Table;
+    b.table = std::move(table);
+    return b;
+}
 
 QColor pinColor(const std::string& own, int index)
 {
@@ -141,10 +151,7 @@ QStringList topWarnings(const core::Evaluation& e, int count)
 {
     // The most serious warning of each kind first, so that three warnings about three stages
     // crossing the same link do not hide a memory or reach problem; then the rest in order.
-    std::vector<const core::Warning*> sorted;
-    for (const core::Warning& w : e.warnings)
-        sorted.push_back(&w);
-    std::stable_sort(sorted.begin(), sorted.end(), moreImportant);
+    const std::vector<const core::Warning*> sorted = sortedWarnings(e);
     QStringList out;
     std::set<core::WarningCode> seen;
     for (const core::Warning* w : sorted)
@@ -195,12 +202,8 @@ QString crossingSentence(const core::Scenario& s)
 
 QStringList rankedWarnings(const core::Evaluation& e)
 {
-    std::vector<const core::Warning*> sorted;
-    for (const core::Warning& w : e.warnings)
-        sorted.push_back(&w);
-    std::stable_sort(sorted.begin(), sorted.end(), moreImportant);
     QStringList out;
-    for (const core::Warning* w : sorted)
+    for (const core::Warning* w : sortedWarnings(e))
         out.append(q(core::warningText(*w)));
     return out;
 }
@@ -283,10 +286,9 @@ ReportSection summarySection(const ReportInput& input)
         for (const QString& w : warnings)
             if (!top.items.contains(w))
                 others.append(w);
-        ReportBlock rest;
-        rest.kind = ReportBlock::Kind::Note;
-        rest.text = QStringLiteral("Other warnings: ") + others.join(QStringLiteral(" · "));
-        section.blocks.push_back(rest);
+        section.blocks.push_back(
+            paragraph(QStringLiteral("Other warnings: ") + others.join(QStringLiteral(" · ")),
+                      ReportBlock::Kind::Note));
     }
     // How far to trust the figures (the last section has the runs), and what the scenario is
     // about in its author's words.

@@ -8,6 +8,10 @@
 
 namespace archipelago::report {
 
+// A block of text (a paragraph, a note or a heading) and a table block.
+ReportBlock paragraph(const QString& text, ReportBlock::Kind kind = ReportBlock::Kind::Paragraph);
+ReportBlock tableBlock(ReportTable table);
+
 ReportSection summarySection(const ReportInput& input);
 ReportSection drawingsSection(const ReportInput& input);
 ReportSection plotsSection(const ReportInput& input);

@@ -128,27 +128,16 @@ ReportFigure layoutFigure(const core::Scenario& scenario, const core::Evaluation
 std::vector<ReportFigure> plotFigures(const QList<views::DesignPoint>& points, QSize size)
 {
     std::vector<ReportFigure> figures;
-    {
-        views::BreakdownPlot plot;
+    auto add = [&]<typename Plot>() {
+        Plot plot;
         plot.setPalette(lightPalette());
         plot.setDesignPoints(points);
         figures.push_back(pictureFigure(QString(), QSizeF(size), // the plot has its title
                                         recordPlot(plot.customPlot(), size)));
-    }
-    {
-        views::BubblePlot plot;
-        plot.setPalette(lightPalette());
-        plot.setDesignPoints(points);
-        figures.push_back(pictureFigure(QString(), QSizeF(size), // the plot has its title
-                                        recordPlot(plot.customPlot(), size)));
-    }
-    {
-        views::NetworkCostPlot plot;
-        plot.setPalette(lightPalette());
-        plot.setDesignPoints(points);
-        figures.push_back(pictureFigure(QString(), QSizeF(size), // the plot has its title
-                                        recordPlot(plot.customPlot(), size)));
-    }
+    };
+    add.operator()<views::BreakdownPlot>();
+    add.operator()<views::BubblePlot>();
+    add.operator()<views::NetworkCostPlot>();
     return figures;
 }
 

@@ -136,14 +136,11 @@ ReportSection assumptionsSection(const ReportInput& input)
     const core::Evaluation& e = input.current.evaluation;
     ReportSection section{
         QStringLiteral("assumptions"), QStringLiteral("Assumptions ledger"), {}, false};
-    section.blocks.push_back(ReportBlock{
-        ReportBlock::Kind::Note,
+    section.blocks.push_back(paragraph(
         QStringLiteral("Every catalog figure this evaluation used (resources/catalog.json, with "
                        "the scenario's overrides). Prices are editable assumptions; a figure "
                        "marked \"set in scenario\" differs from the built-in catalog."),
-        {},
-        {},
-        {}});
+        ReportBlock::Kind::Note));
 
     // The entries the scenario names and the ones its bill of materials priced.
     std::set<std::string> names;
@@ -187,14 +184,10 @@ ReportSection assumptionsSection(const ReportInput& input)
                                        builtin.lineSystem(n), over.lineSystem(n),
                                        lineSystemFigures);
     if (t.rows.isEmpty())
-        section.blocks.push_back(ReportBlock{ReportBlock::Kind::Paragraph,
-                                             QStringLiteral("The scenario uses no catalog entry."),
-                                             {},
-                                             {},
-                                             {}});
+        section.blocks.push_back(paragraph(QStringLiteral("The scenario uses no catalog entry.")));
     else {
-        section.blocks.push_back(ReportBlock{ReportBlock::Kind::Table, {}, {}, t, {}});
-        section.blocks.push_back(ReportBlock{ReportBlock::Kind::Table, {}, {}, sources, {}});
+        section.blocks.push_back(tableBlock(t));
+        section.blocks.push_back(tableBlock(sources));
     }
 
     if (!e.assumptions.empty()) {
@@ -202,8 +195,8 @@ ReportSection assumptionsSection(const ReportInput& input)
         model.kind = ReportBlock::Kind::Bullets;
         for (const std::string& a : e.assumptions)
             model.items.append(q(a));
-        section.blocks.push_back(ReportBlock{
-            ReportBlock::Kind::Heading, QStringLiteral("Choices the model made"), {}, {}, {}});
+        section.blocks.push_back(
+            paragraph(QStringLiteral("Choices the model made"), ReportBlock::Kind::Heading));
         section.blocks.push_back(model);
     }
     return section;
@@ -215,24 +208,16 @@ ReportSection validationSection()
         QStringLiteral("validation"), QStringLiteral("Model validation"), {}, false};
     const std::optional<core::ValidationSummary> summary = core::builtinValidationSummary();
     if (!summary) {
-        section.blocks.push_back(ReportBlock{
-            ReportBlock::Kind::Paragraph,
+        section.blocks.push_back(paragraph(
             QStringLiteral("Validation data not built in: this build of Archipelago was made "
-                           "without the published runs, so the model's error is not stated."),
-            {},
-            {},
-            {}});
+                           "without the published runs, so the model's error is not stated.")));
         return section;
     }
-    section.blocks.push_back(ReportBlock{
-        ReportBlock::Kind::Paragraph,
+    section.blocks.push_back(paragraph(
         QStringLiteral("The same model predicted the iteration time of published training runs "
                        "(A100 and H100, Megatron-LM, MegaScale and NeMo): %1. Read the figures "
                        "above with that margin.")
-            .arg(q(core::validationSummaryText(summary))),
-        {},
-        {},
-        {}});
+            .arg(q(core::validationSummaryText(summary)))));
     ReportTable t;
     t.headers = {QStringLiteral("Run"), QStringLiteral("Source"), QStringLiteral("Measured"),
                  QStringLiteral("Predicted"), QStringLiteral("Error")};
@@ -266,7 +251,7 @@ ReportSection validationSection()
                    views::formatNumber(100.0 * summary->maxAbsError, 1) + QStringLiteral(" %")});
     while (t.marks.size() < t.rows.size())
         t.marks.append(QList<CellMark>(5, CellMark::Strong));
-    section.blocks.push_back(ReportBlock{ReportBlock::Kind::Table, {}, {}, t, {}});
+    section.blocks.push_back(tableBlock(t));
     return section;
 }
 

@@ -232,7 +232,7 @@ ReportSection sweepSection(const ReportSweep& sweep)
     if (j.contains(kBaseRank) && j[kBaseRank].is_number_integer() && j.value(kBaseFeasible, false))
         text += QStringLiteral(" The scenario as given ranks %1 by iteration time.")
                     .arg(j[kBaseRank].get<long long>());
-    section.blocks.push_back(ReportBlock{ReportBlock::Kind::Paragraph, text, {}, {}, {}});
+    section.blocks.push_back(paragraph(text));
 
     const nlohmann::json base = j.contains(kBase) ? j[kBase] : nlohmann::json();
     ReportBlock fronts;
@@ -243,14 +243,11 @@ ReportSection sweepSection(const ReportSweep& sweep)
             fronts.figures.push_back(frontFigure(axes, j[kFronts][key], base));
     }
     if (!fronts.figures.empty()) {
-        section.blocks.push_back(ReportBlock{
-            ReportBlock::Kind::Note,
+        section.blocks.push_back(paragraph(
             QStringLiteral("Pareto fronts (both objectives minimised): no point of the space is "
                            "better on both axes than a point on the line. The red diamond is the "
                            "scenario as given."),
-            {},
-            {},
-            {}});
+            ReportBlock::Kind::Note));
         section.blocks.push_back(fronts);
     }
 
@@ -286,7 +283,7 @@ ReportSection sweepSection(const ReportSweep& sweep)
         t.marks.append({CellMark::None, CellMark::None, CellMark::None, m});
     }
     if (!t.rows.isEmpty())
-        section.blocks.push_back(ReportBlock{ReportBlock::Kind::Table, {}, {}, t, {}});
+        section.blocks.push_back(tableBlock(t));
     return section;
 }
 
