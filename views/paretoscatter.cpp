@@ -49,6 +49,25 @@ AxesText axesText(ScatterAxes axes)
     return {};
 }
 
+// The pair's x (M USD or GiB) and y (seconds or days) from a point's figures.
+double axisX(ScatterAxes axes, double networkCapexUsd, double totalCostUsd, double memoryPeakGib)
+{
+    switch (axes) {
+    case ScatterAxes::TimeVsCapex:
+        return networkCapexUsd / kMillion;
+    case ScatterAxes::TrainTimeVsCost:
+        return totalCostUsd / kMillion;
+    case ScatterAxes::TimeVsMemory:
+        return memoryPeakGib;
+    }
+    return 0.0;
+}
+
+double axisY(ScatterAxes axes, double iterationTimeS, double timeToTrainS)
+{
+    return axes == ScatterAxes::TrainTimeVsCost ? timeToTrainS / kSecondsPerDay : iterationTimeS;
+}
+
 bool finite(double x, double y)
 {
     return std::isfinite(x) && std::isfinite(y);
@@ -137,40 +156,22 @@ const std::vector<core::SweepPoint>& ParetoScatter::front() const
 
 double ParetoScatter::xOf(const core::SweepSample& s) const
 {
-    switch (m_axes) {
-    case ScatterAxes::TimeVsCapex:
-        return s.networkCapexUsd / kMillion;
-    case ScatterAxes::TrainTimeVsCost:
-        return s.totalCostUsd / kMillion;
-    case ScatterAxes::TimeVsMemory:
-        return s.memoryPeakGib;
-    }
-    return 0.0;
+    return axisX(m_axes, s.networkCapexUsd, s.totalCostUsd, s.memoryPeakGib);
 }
 
 double ParetoScatter::yOf(const core::SweepSample& s) const
 {
-    return m_axes == ScatterAxes::TrainTimeVsCost ? s.timeToTrainS / kSecondsPerDay
-                                                  : s.iterationTimeS;
+    return axisY(m_axes, s.iterationTimeS, s.timeToTrainS);
 }
 
 double ParetoScatter::xOf(const core::SweepPoint& p) const
 {
-    switch (m_axes) {
-    case ScatterAxes::TimeVsCapex:
-        return p.networkCapexUsd / kMillion;
-    case ScatterAxes::TrainTimeVsCost:
-        return p.totalCostUsd / kMillion;
-    case ScatterAxes::TimeVsMemory:
-        return p.evaluation.memoryPeakGib;
-    }
-    return 0.0;
+    return axisX(m_axes, p.networkCapexUsd, p.totalCostUsd, p.evaluation.memoryPeakGib);
 }
 
 double ParetoScatter::yOf(const core::SweepPoint& p) const
 {
-    return m_axes == ScatterAxes::TrainTimeVsCost ? p.evaluation.timeToTrainS / kSecondsPerDay
-                                                  : p.evaluation.iterationTimeS;
+    return axisY(m_axes, p.evaluation.iterationTimeS, p.evaluation.timeToTrainS);
 }
 
 void ParetoScatter::rebuild()
@@ -204,13 +205,10 @@ void ParetoScatter::rebuild()
     for (const core::SweepPoint& p : front())
         extend(xOf(p), yOf(p));
     const auto markerX = [this](const ScatterMarker& m) {
-        return m_axes == ScatterAxes::TimeVsCapex       ? m.networkCapexUsd / kMillion
-               : m_axes == ScatterAxes::TrainTimeVsCost ? m.totalCostUsd / kMillion
-                                                        : m.memoryPeakGib;
+        return axisX(m_axes, m.networkCapexUsd, m.totalCostUsd, m.memoryPeakGib);
     };
     const auto markerY = [this](const ScatterMarker& m) {
-        return m_axes == ScatterAxes::TrainTimeVsCost ? m.timeToTrainS / kSecondsPerDay
-                                                      : m.iterationTimeS;
+        return axisY(m_axes, m.iterationTimeS, m.timeToTrainS);
     };
     for (const ScatterMarker& m : m_markers)
         extend(markerX(m), markerY(m));
@@ -290,11 +288,14 @@ void ParetoScatter::rebuild()
         if (!sorted.empty()) {
             QVector<double> fx;
             QVector<double> fy;
+            std::vector<Dot> frontDots;
             for (const core::SweepPoint* p : sorted) {
                 fx.append(xOf(*p));
                 fy.append(yOf(*p));
-                m_dots.insert(m_dots.begin(), {xOf(*p), yOf(*p), p->point.index, true});
+                frontDots.push_back({xOf(*p), yOf(*p), p->point.index, true});
             }
+            // Ahead of the samples, last in x first (as one insertion, not one per point).
+            m_dots.insert(m_dots.begin(), frontDots.rbegin(), frontDots.rend());
             m_frontGraph = plot->addGraph();
             m_frontGraph->setName(QStringLiteral("Pareto front"));
             m_frontGraph->setLineStyle(QCPGraph::lsStepLeft);

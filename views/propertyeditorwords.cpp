@@ -8,6 +8,7 @@
 #include <QStringList>
 
 #include <algorithm>
+#include <vector>
 
 namespace archipelago::views {
 
@@ -321,11 +322,17 @@ QString userMessage(const core::Diagnostic& d, const core::Scenario& s)
              return tr("A datacenter needs at least one pod.");
          }},
     };
-    for (const Rule& rule : rules) {
-        const QRegularExpression re(QString::fromLatin1(rule.pattern));
-        const QRegularExpressionMatch m = re.match(text);
+    // Compiled once: the property editor words every diagnostic after every edit.
+    static const std::vector<QRegularExpression> compiled = [] {
+        std::vector<QRegularExpression> out;
+        for (const Rule& rule : rules)
+            out.emplace_back(QString::fromLatin1(rule.pattern));
+        return out;
+    }();
+    for (std::size_t i = 0; i < compiled.size(); ++i) {
+        const QRegularExpressionMatch m = compiled[i].match(text);
         if (m.hasMatch())
-            return rule.words(m, s);
+            return rules[i].words(m, s);
     }
     return spelledOut(text);
 }

@@ -98,10 +98,10 @@ void SweepTopTable::setPoints(const std::vector<core::SweepPoint>& points,
     clearContents();
     setRowCount(static_cast<int>(points.size()));
     const double nan = std::nan("");
+    const bool hasCurrent = current && current->ok && current->iterationTimeS > 0.0;
     for (int row = 0; row < rowCount(); ++row) {
         const core::SweepPoint& p = points[static_cast<std::size_t>(row)];
         const core::Evaluation& e = p.evaluation;
-        const bool hasCurrent = current && current->ok && current->iterationTimeS > 0.0;
         const double iterDelta =
             hasCurrent ? e.iterationTimeS / current->iterationTimeS - 1.0 : nan;
         const double capexDelta = hasCurrent ? p.networkCapexUsd - current->networkCapexUsd : nan;

@@ -113,17 +113,11 @@ std::optional<std::string> exportText(const ExportInput& input, ExportSource sou
         return json ? dumped(core::evaluationToJson(file, *input.evaluation))
                     : core::evaluationToCsv(file, *input.evaluation);
     case ExportSource::Comparison: {
-        std::vector<std::string> names, colors;
-        for (const ExportInput::Point& p : input.comparison) {
-            names.push_back(p.name.toStdString());
-            colors.push_back(p.color.isValid() ? p.color.name().toStdString() : std::string());
-        }
         std::vector<core::ComparedPoint> points;
-        for (qsizetype i = 0; i < input.comparison.size(); ++i) {
-            const ExportInput::Point& p = input.comparison[i];
-            const auto k = static_cast<std::size_t>(i);
-            points.push_back({names[k], colors[k], &p.scenario, p.evaluation.get()});
-        }
+        for (const ExportInput::Point& p : input.comparison)
+            points.push_back({p.name.toStdString(),
+                              p.color.isValid() ? p.color.name().toStdString() : std::string(),
+                              &p.scenario, p.evaluation.get()});
         return json ? dumped(core::comparisonToJson(points)) : core::comparisonToCsv(points);
     }
     case ExportSource::Sweep:

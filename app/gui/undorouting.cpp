@@ -31,16 +31,15 @@ bool discardTyping(QWidget* editor)
     // editor); setting it again re-shows it and drops the typed text without emitting. There
     // was typing to drop when the text shown changes.
     const QString shown = edit->text();
-    if (auto* spin = qobject_cast<QSpinBox*>(editor)) {
+    const auto reshow = [&](auto* spin) {
         spin->setValue(spin->value());
         edit->setModified(false);
         return edit->text() != shown;
-    }
-    if (auto* spin = qobject_cast<QDoubleSpinBox*>(editor)) {
-        spin->setValue(spin->value());
-        edit->setModified(false);
-        return edit->text() != shown;
-    }
+    };
+    if (auto* spin = qobject_cast<QSpinBox*>(editor))
+        return reshow(spin);
+    if (auto* spin = qobject_cast<QDoubleSpinBox*>(editor))
+        return reshow(spin);
     if (!edit->isModified())
         return false;
     while (edit->isUndoAvailable())
