@@ -1,8 +1,10 @@
 // Inputs that once broke a reader (found by the fuzzers in tests/fuzz, or written by hand to
 // reach the same limits): every reader must return on each of them, with or without errors.
 // Under the asan preset any memory error or undefined behaviour fails this test.
+#include "explore/sweep.h"
 #include "io/scenarioio.h"
 #include "validation/publishedruns.h"
+#include "validation/unpublishedknobs.h"
 
 #include <QDir>
 #include <QFile>
@@ -49,9 +51,12 @@ void TestFuzzRegressions::readersReturn()
         QVERIFY(!scenario.errors.empty()); // a refusal always says why
     }
     const core::PublishedRunsLoad runs = core::parsePublishedRuns(text, "regression.json");
+    // The unpublished knobs' search simulates at most its bound in each of its two sweeps, plus
+    // each sweep's base (a hostile run once made it simulate for minutes).
+    constexpr std::int64_t kMostCells = 2 * (core::kMaxKnobSearchCells + core::kMaxSweepCells);
     if (runs.ok())
         for (const core::PublishedRun& run : runs.runs)
-            (void)core::scenarioForRun(run, core::builtinCatalog());
+            QVERIFY(core::scenarioForRun(run, core::builtinCatalog()).searchCells <= kMostCells);
     std::vector<core::Diagnostic> errors;
     const std::optional<core::Catalog> catalog =
         core::parseCatalog(text, "regression.json", errors);

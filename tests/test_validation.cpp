@@ -7,7 +7,9 @@
 #include "cli.h"
 
 #include "evaluation/costmodel.h"
+#include "explore/sweep.h"
 #include "validation/publishedruns.h"
+#include "validation/unpublishedknobs.h"
 
 #include <QtTest>
 
@@ -37,6 +39,7 @@ private slots:
     void publishedKnobsAreKept();
     void assumptionsNameEveryChosenKnob_data();
     void assumptionsNameEveryChosenKnob();
+    void knobSearchNarrowsToItsBound();
     void malformedFileNamesPointer_data();
     void malformedFileNamesPointer();
     void usage();
@@ -654,6 +657,7 @@ void TestValidation::assumptionsNameEveryChosenKnob()
         return std::count_if(rs.assumptions.begin(), rs.assumptions.end(),
                              [&](const std::string& a) { return a.starts_with(prefix); });
     };
+    QCOMPARE(count("search bounded"), 0); // every run is searched in full (kMaxKnobSearchCells)
     QCOMPARE(count("micro_batch not published: "), run.microBatch ? 0 : 1);
     QCOMPARE(count("virtual_stages not published: "), run.virtualStages ? 0 : 1);
     QCOMPARE(count("sequence_parallel not published: "), run.sequenceParallel ? 0 : 1);
@@ -669,6 +673,51 @@ void TestValidation::assumptionsNameEveryChosenKnob()
     if (chosen)
         QVERIFY(says(
             "distributed optimizer (not in format v1): " + onOff(par.distributedOptimizer) + " ("));
+}
+
+// Over its bound the search leaves out the longest pipelines, says which, and simulates no more
+// than the bound in each sweep; within it, it searches everything. A hostile file (many layers,
+// a large per-replica batch) once made one run's search simulate for minutes.
+void TestValidation::knobSearchNarrowsToItsBound()
+{
+    const auto line = [](const core::RunScenario& rs) {
+        for (const std::string& a : rs.assumptions)
+            if (a.starts_with("search bounded to "))
+                return a;
+        return std::string();
+    };
+    const auto firstNumberAfter = [](const std::string& text, const std::string& key) {
+        const std::size_t at = text.find(key);
+        return at == std::string::npos ? 0 : std::stoi(text.substr(at + key.size()));
+    };
+
+    // The heaviest published run, searched with a tenth of its cells.
+    const core::PublishedRun run = runNamed(QString::fromStdString(kPublishedRuns),
+                                            QStringLiteral("narayanan2021-t1-1008.0b"));
+    const core::RunScenario full = core::scenarioForRun(run, core::builtinCatalog());
+    QVERIFY(line(full).empty());
+    const std::int64_t bound = full.searchCells / 20;
+    const core::RunScenario narrowed = core::scenarioForRun(run, core::builtinCatalog(), bound);
+    const std::string said = line(narrowed);
+    QVERIFY2(!said.empty(), "no \"search bounded to\" line");
+    QVERIFY2(narrowed.searchCells <= 2 * (bound + core::kMaxSweepCells), said.c_str());
+    QVERIFY(narrowed.searchCells < full.searchCells);
+    const int below = firstNumberAfter(said, "micro-batches below ");
+    const int above = firstNumberAfter(said, "virtual stages above ");
+    QVERIFY2(below > 0 || above > 0, said.c_str());
+    const core::Parallelism& par = narrowed.scenario.parallelism;
+    if (below > 0)
+        QVERIFY2(par.microBatch >= below, said.c_str());
+    if (above > 0)
+        QVERIFY2(par.virtualStages <= above, said.c_str());
+
+    // Hostile runs, each over the default bound.
+    for (const core::PublishedRun& heavy :
+         loadRuns(ARCHIPELAGO_TEST_DATA "/fuzz-regressions/publishedruns-heavy-knob-search.json")) {
+        const core::RunScenario rs = core::scenarioForRun(heavy, core::builtinCatalog());
+        QVERIFY2(rs.searchCells <= 2 * (core::kMaxKnobSearchCells + core::kMaxSweepCells),
+                 heavy.id.c_str());
+    }
 }
 
 QTEST_APPLESS_MAIN(TestValidation)

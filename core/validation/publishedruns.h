@@ -8,6 +8,7 @@
 #include "model/catalog.h"
 #include "model/scenario.h"
 
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -68,9 +69,13 @@ struct RunScenario
 {
     Scenario scenario;
     std::vector<std::string> assumptions;
+    std::int64_t searchCells = 0; // the pipeline cells the unpublished knobs' search simulated
 };
 // `catalog` is the base catalog whose entry of the same accelerator name the run's system
-// figures are merged over (efficiency parameters come from it).
+// figures are merged over (efficiency parameters come from it). `maxSearchCells` bounds the
+// search of the unpublished knobs (kMaxKnobSearchCells, validation/unpublishedknobs.h).
+RunScenario scenarioForRun(const PublishedRun& run, const Catalog& catalog,
+                           std::int64_t maxSearchCells);
 RunScenario scenarioForRun(const PublishedRun& run, const Catalog& catalog);
 
 struct RunComparison

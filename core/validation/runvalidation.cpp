@@ -169,13 +169,19 @@ Scenario baseScenario(const PublishedRun& run, const Catalog& catalog,
 
 } // namespace
 
-RunScenario scenarioForRun(const PublishedRun& run, const Catalog& catalog)
+RunScenario scenarioForRun(const PublishedRun& run, const Catalog& catalog,
+                           std::int64_t maxSearchCells)
 {
     RunScenario out;
     out.scenario = baseScenario(run, catalog, out.assumptions);
-    chooseUnpublishedKnobs(run, catalog.mergedWith(out.scenario.catalogOverrides), out.scenario,
-                           out.assumptions);
+    out.searchCells = chooseUnpublishedKnobs(run, catalog.mergedWith(out.scenario.catalogOverrides),
+                                             out.scenario, out.assumptions, maxSearchCells);
     return out;
+}
+
+RunScenario scenarioForRun(const PublishedRun& run, const Catalog& catalog)
+{
+    return scenarioForRun(run, catalog, kMaxKnobSearchCells);
 }
 
 namespace {

@@ -24,9 +24,15 @@
 // fit, and, when none fits, for the setting that needs the least memory (ties to the lower
 // index again), which validateRuns reports as an error row naming that need and the HBM, never
 // evaluated as if it fitted.
+// The search's work is bounded (kMaxKnobSearchCells): a hostile file's run (thousands of
+// layers, a per-replica batch with many divisors) would otherwise simulate up to 4,096 settings
+// of up to 2^18 pipeline cells each, twice. Over the bound, the longest pipelines go first (the
+// smallest micro-batch or the most chunks, whichever slice holds more cells), and an assumption
+// line says which settings were not tried; the published runs stay well within it.
 #include "validation/unpublishedknobs.h"
 
 #include "explore/searchspace.h"
+#include "explore/spaceodometer.h"
 #include "explore/sweep.h"
 
 #include <algorithm>
@@ -53,6 +59,14 @@ bool shardsOptimizer(const PublishedRun& run)
     return std::int64_t{run.dp} * run.cp > 1;
 }
 
+std::string withCommas(std::int64_t n)
+{
+    std::string digits = std::to_string(n);
+    for (int i = static_cast<int>(digits.size()) - 3; i > 0; i -= 3)
+        digits.insert(static_cast<std::size_t>(i), ",");
+    return digits;
+}
+
 std::vector<int> divisorsAscending(int n)
 {
     std::vector<int> low, high;
@@ -65,6 +79,16 @@ std::vector<int> divisorsAscending(int n)
     }
     low.insert(low.end(), high.rbegin(), high.rend());
     return low;
+}
+
+// v = 1 runs 1F1B, v > 1 interleaved 1F1B; the engine drops the other pairings as redundant.
+void pairSchedules(SearchSpace& s)
+{
+    s.schedules.clear();
+    if (s.virtualStages.front() == 1)
+        s.schedules.push_back(ScheduleKind::OneFOneB);
+    if (s.virtualStages.back() > 1)
+        s.schedules.push_back(ScheduleKind::Interleaved1F1B);
 }
 
 // The run's space (the header comment): the base's value of every dimension but the
@@ -106,13 +130,7 @@ SearchSpace knobSpace(const PublishedRun& run, const Scenario& sc)
             if (!even || *fewest % v == 0)
                 s.virtualStages.push_back(v);
     }
-    // v = 1 runs 1F1B, v > 1 interleaved 1F1B; the engine drops the other pairings as
-    // redundant.
-    s.schedules.clear();
-    if (s.virtualStages.front() == 1)
-        s.schedules.push_back(ScheduleKind::OneFOneB);
-    if (s.virtualStages.back() > 1)
-        s.schedules.push_back(ScheduleKind::Interleaved1F1B);
+    pairSchedules(s);
 
     if (run.sequenceParallel)
         s.sequenceParallel = {*run.sequenceParallel};
@@ -140,6 +158,80 @@ void setKnobs(Scenario& sc, int microBatch, int virtualStages, bool sequencePara
     sc.schedule.kind = virtualStages > 1 ? ScheduleKind::Interleaved1F1B : ScheduleKind::OneFOneB;
 }
 
+// The pipeline cells (p * v * m) of the setting with `microBatch` and `virtualStages`: what its
+// schedule simulation steps through, the search's unit of work.
+std::int64_t settingCells(const Scenario& sc, int microBatch, int virtualStages)
+{
+    Scenario s = sc;
+    s.parallelism.microBatch = microBatch;
+    return microBatchesPerIteration(s) * s.parallelism.pp * virtualStages;
+}
+
+// The cells a sweep of `space` simulates at most: every setting the engine does not prune as
+// too large (kMaxSweepCells), once per sequence-parallel and optimizer choice.
+std::int64_t spaceCells(const Scenario& sc, const SearchSpace& space)
+{
+    std::int64_t cells = 0;
+    for (int mb : space.microBatch)
+        for (int v : space.virtualStages) {
+            const std::int64_t c = settingCells(sc, mb, v);
+            if (c <= kMaxSweepCells)
+                cells += c;
+        }
+    return cells * static_cast<std::int64_t>(space.sequenceParallel.size() *
+                                             space.distributedOptimizer.size());
+}
+
+// What boundSpace left out: the micro-batches below the smallest kept, the virtual-stage
+// counts above the largest kept (0: none).
+struct SpaceBound
+{
+    int microBatchesBelow = 0;
+    int virtualStagesAbove = 0;
+
+    bool narrowed() const { return microBatchesBelow > 0 || virtualStagesAbove > 0; }
+};
+
+// Narrows `space` to `maxCells` (the file comment): drops the smallest micro-batch or the
+// largest virtual-stage count, whichever slice holds more cells, until the sweep fits or one
+// value of each is left.
+SpaceBound boundSpace(const Scenario& sc, SearchSpace& space, std::int64_t maxCells)
+{
+    SpaceBound bound;
+    while (spaceCells(sc, space) > maxCells &&
+           (space.microBatch.size() > 1 || space.virtualStages.size() > 1)) {
+        std::int64_t smallestMb = 0, mostChunks = 0;
+        for (int v : space.virtualStages)
+            smallestMb += settingCells(sc, space.microBatch.front(), v);
+        for (int mb : space.microBatch)
+            mostChunks += settingCells(sc, mb, space.virtualStages.back());
+        const bool dropMicroBatch = space.virtualStages.size() == 1 ||
+                                    (space.microBatch.size() > 1 && smallestMb >= mostChunks);
+        if (dropMicroBatch) {
+            space.microBatch.erase(space.microBatch.begin());
+            bound.microBatchesBelow = space.microBatch.front();
+        } else {
+            space.virtualStages.pop_back();
+            bound.virtualStagesAbove = space.virtualStages.back();
+        }
+    }
+    return bound;
+}
+
+// The assumption line of a narrowed search.
+std::string boundLine(const SpaceBound& bound, std::int64_t maxCells)
+{
+    std::string text = "search bounded to " + withCommas(maxCells) +
+                       " pipeline cells (stages x chunks x micro-batches, summed over the "
+                       "settings tried): ";
+    if (bound.microBatchesBelow > 0)
+        text += "micro-batches below " + std::to_string(bound.microBatchesBelow);
+    if (bound.virtualStagesAbove > 0)
+        text += std::string(bound.microBatchesBelow > 0 ? " and " : "") + "virtual stages above " +
+                std::to_string(bound.virtualStagesAbove);
+    return text + " not tried";
+}
+
 // One evaluated point of the space, and whether it fits in the run's HBM.
 struct Trial
 {
@@ -159,20 +251,32 @@ struct KnobSweep
     SweepResult fitting;
     SweepResult lifted;
     std::vector<Trial> trials;
+    std::int64_t cells = 0; // the pipeline cells both sweeps simulated
 };
 
-SweepOptions everyPoint(const SearchSpace& space)
+// Sweeps every point of `space`, adding the cells of each point it evaluated to `cells`.
+SweepResult sweepAll(const Scenario& base, const Catalog& catalog, const SearchSpace& space,
+                     std::int64_t& cells)
 {
+    std::vector<SweepSample> samples;
     SweepOptions o;
     o.top = static_cast<int>(
         std::min<std::uint64_t>(spacePoints(space), std::numeric_limits<int>::max()));
-    return o;
+    o.samples = &samples;
+    SweepResult result = runSweep(base, catalog, space, o);
+    cells += settingCells(base, base.parallelism.microBatch, base.parallelism.virtualStages);
+    const SpaceOdometer odometer(space);
+    for (const SweepSample& sample : samples) {
+        const DesignPoint point = odometer.at(sample.index);
+        cells += settingCells(base, point.microBatch, point.virtualStages);
+    }
+    return result;
 }
 
 void sweepKnobs(const Scenario& base, const Catalog& catalog, const SearchSpace& space,
                 KnobSweep& out)
 {
-    out.fitting = runSweep(base, catalog, space, everyPoint(space));
+    out.fitting = sweepAll(base, catalog, space, out.cells);
     const SweepCounts& counts = out.fitting.counts;
     const bool someDoNotFit =
         counts.outOfMemory > 0 || counts.pruned[static_cast<std::size_t>(PruneReason::Memory)] > 0;
@@ -183,7 +287,7 @@ void sweepKnobs(const Scenario& base, const Catalog& catalog, const SearchSpace&
         Catalog lifted = catalog;
         for (AcceleratorSpec& acc : lifted.accelerators)
             acc.hbmGib = std::numeric_limits<double>::max();
-        out.lifted = runSweep(base, lifted, space, everyPoint(space));
+        out.lifted = sweepAll(base, lifted, space, out.cells);
         std::unordered_set<std::uint64_t> fit;
         for (const SweepPoint& p : out.fitting.top)
             fit.insert(p.point.index);
@@ -291,7 +395,7 @@ std::string largerMicroBatches(const std::vector<Trial>& trials, const Trial& ch
 }
 
 // One assumption line per knob the run does not publish, each naming what the choice beat.
-void describeChoices(const PublishedRun& run, const SearchSpace& space,
+void describeChoices(const PublishedRun& run, const SearchSpace& space, const SpaceBound& bound,
                      const std::vector<Trial>& trials, const Trial& chosen, double hbmGib,
                      std::vector<std::string>& assumptions)
 {
@@ -313,6 +417,8 @@ void describeChoices(const PublishedRun& run, const SearchSpace& space,
         std::string text = "virtual_stages not published: " + std::to_string(c.virtualStages);
         if (run.pp == 1)
             text += " (pp = 1: no pipeline to interleave)";
+        else if (space.virtualStages.size() == 1 && bound.virtualStagesAbove > 0)
+            text += " (interleaving not tried: the search's bound)";
         else if (space.virtualStages.size() == 1)
             text += " (no stage holds enough layers to interleave)";
         else if (c.virtualStages == 1)
@@ -361,18 +467,21 @@ bool hasUnpublishedKnobs(const PublishedRun& run)
     return !run.microBatch || !run.virtualStages || !run.sequenceParallel || shardsOptimizer(run);
 }
 
-void chooseUnpublishedKnobs(const PublishedRun& run, const Catalog& catalog, Scenario& sc,
-                            std::vector<std::string>& assumptions)
+std::int64_t chooseUnpublishedKnobs(const PublishedRun& run, const Catalog& catalog, Scenario& sc,
+                                    std::vector<std::string>& assumptions,
+                                    std::int64_t maxSearchCells)
 {
-    const SearchSpace space = knobSpace(run, sc);
+    SearchSpace space = knobSpace(run, sc);
+    const SpaceBound bound = boundSpace(sc, space, maxSearchCells);
+    pairSchedules(space);
     // The engine's base: the space's cheapest point (the largest micro-batch, the fewest
     // chunks), whose pipeline cells no other point's are below.
     setKnobs(sc, space.microBatch.back(), space.virtualStages.front(),
              space.sequenceParallel.front(), space.distributedOptimizer.front());
     const std::int64_t cheapestCells =
-        microBatchesPerIteration(sc) * sc.parallelism.pp * sc.parallelism.virtualStages;
+        settingCells(sc, sc.parallelism.microBatch, sc.parallelism.virtualStages);
     KnobSweep sweep;
-    if (cheapestCells <= kMaxSweepCells)
+    if (cheapestCells <= kMaxSweepCells && spaceCells(sc, space) <= maxSearchCells)
         sweepKnobs(sc, catalog, space, sweep);
     const Trial* chosen = chosenTrial(sweep);
     if (!chosen) {
@@ -387,10 +496,13 @@ void chooseUnpublishedKnobs(const PublishedRun& run, const Catalog& catalog, Sce
                 std::to_string(sc.parallelism.virtualStages) + ", sequence parallel " +
                 onOff(sc.parallelism.sequenceParallel) + ", distributed optimizer " +
                 onOff(sc.parallelism.distributedOptimizer));
-        return;
+        return sweep.cells;
     }
     sc = applyPoint(sc, chosen->knobs(), chosen->sweepPoint->placement);
-    describeChoices(run, space, sweep.trials, *chosen, run.hbmGib, assumptions);
+    describeChoices(run, space, bound, sweep.trials, *chosen, run.hbmGib, assumptions);
+    if (bound.narrowed())
+        assumptions.push_back(boundLine(bound, maxSearchCells));
+    return sweep.cells;
 }
 
 } // namespace archipelago::core
