@@ -401,6 +401,13 @@ void TestPlots::comparisonHighlightsExactlyTheDifferences()
         }
         return rows;
     };
+    // The current design point (the last column) is the baseline until one is chosen.
+    QCOMPARE(table.baseline(), 2);
+    QVERIFY(highlighted(2).isEmpty());
+    QCOMPARE(highlighted(0), QStringList{"MFU (%)"});
+    QVERIFY(table.horizontalHeaderItem(2)->text().startsWith(QStringLiteral("◆")));
+
+    table.setBaseline(0);
     QVERIFY(highlighted(0).isEmpty());
     QCOMPARE(highlighted(1), (QStringList{"PP", "DP", "m", "Iteration time (s)", "Forward (s)"}));
     QCOMPARE(highlighted(2), QStringList{"MFU (%)"});
@@ -414,6 +421,12 @@ void TestPlots::comparisonHighlightsExactlyTheDifferences()
     QVERIFY(highlighted(2).isEmpty());
     QVERIFY(table.horizontalHeaderItem(2)->text().startsWith(QStringLiteral("◆")));
     QVERIFY(!table.horizontalHeaderItem(0)->text().startsWith(QStringLiteral("◆")));
+
+    // A chosen baseline that goes away (its pin deleted) gives way to the current point.
+    table.setBaseline(0);
+    table.setDesignPoints({b}, c);
+    QCOMPARE(table.baseline(), 1);
+    QVERIFY(table.horizontalHeaderItem(1)->text().startsWith(QStringLiteral("◆")));
 }
 
 // One evaluation, one bubble figure, printed the same by the summary, the bubble
@@ -613,6 +626,7 @@ void TestPlots::comparisonShowsBatchBoundaryDciAndTransport()
 
     ComparisonTable table;
     table.setDesignPoints({pp, dp, lossy, batch}, far);
+    table.setBaseline(0); // each pin differs from pp in one respect
     const auto differing = [&](int point) {
         QStringList rows;
         for (int m = 0; m < static_cast<int>(comparisonRows().size()); ++m)

@@ -9,6 +9,7 @@
 #include <QMenu>
 #include <QPainter>
 
+#include <algorithm>
 #include <cmath>
 
 namespace archipelago::views {
@@ -104,21 +105,29 @@ ComparisonTable::ComparisonTable(QWidget* parent)
 
 void ComparisonTable::setDesignPoints(const QList<DesignPoint>& pinned, const DesignPoint& current)
 {
-    setDesignPoints(orderedDesignPoints(pinned, current));
+    setPoints(orderedDesignPoints(pinned, current), static_cast<int>(pinned.size()));
 }
 
 void ComparisonTable::setDesignPoints(const QList<DesignPoint>& points)
+{
+    setPoints(points, 0);
+}
+
+void ComparisonTable::setPoints(const QList<DesignPoint>& points, int defaultBaseline)
 {
     // The baseline follows its point when pins are added or removed before it.
     const QString baselineName =
         m_baselineChosen && m_baseline < m_points.size() ? m_points[m_baseline].name : QString();
     m_points = points;
+    if (!m_baselineChosen)
+        m_baseline = defaultBaseline;
     if (!baselineName.isEmpty()) {
-        for (int i = 0; i < m_points.size(); ++i)
-            if (m_points[i].name == baselineName) {
-                m_baseline = i;
-                break;
-            }
+        const auto same = std::find_if(m_points.begin(), m_points.end(), [&](const DesignPoint& p) {
+            return p.name == baselineName;
+        });
+        // A chosen baseline that went away (its pin deleted) gives way to the default.
+        m_baselineChosen = same != m_points.end();
+        m_baseline = m_baselineChosen ? static_cast<int>(same - m_points.begin()) : defaultBaseline;
     }
     m_baseline = std::clamp(m_baseline, 0, std::max(0, static_cast<int>(m_points.size()) - 1));
     rebuild();

@@ -25,12 +25,14 @@ public:
 
     explicit ComparisonTable(QWidget* parent = nullptr);
 
-    // Pinned points first, then the current one.
+    // Pinned points first, then the current one, which is the baseline until one is chosen
+    // (the report compares with the current design too).
     void setDesignPoints(const QList<DesignPoint>& pinned, const DesignPoint& current);
+    // The baseline is the first point until one is chosen.
     void setDesignPoints(const QList<DesignPoint>& points);
     int pointCount() const { return static_cast<int>(m_points.size()); }
-    // The point the others are compared with (0 by default); clamped to the points. Once
-    // chosen here, it follows its point (by name) when pins are added or removed.
+    // The point the others are compared with; clamped to the points. Once chosen here, it
+    // follows its point (by name) when pins are added or removed.
     void setBaseline(int point);
     int baseline() const { return m_baseline; }
     // false: pins as columns, metrics as rows (default); true: pins as rows.
@@ -49,6 +51,7 @@ signals:
     void transposedChanged(bool transposed);
 
 private:
+    void setPoints(const QList<DesignPoint>& points, int defaultBaseline);
     void rebuild();
     QTableWidgetItem* makeCell(int metric, int point) const;
     QTableWidgetItem* pointHeader(int point) const;
