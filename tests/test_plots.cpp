@@ -17,10 +17,10 @@
 #include <QTemporaryDir>
 
 #include <QTest>
-#include <cmath>
-#include <limits>
 
 #include <cmath>
+#include <limits>
+#include <numbers>
 
 using namespace archipelago;
 using namespace archipelago::views;
@@ -579,6 +579,28 @@ void TestPlots::categoryLabelsNeverElidedToNothing()
     const int x = static_cast<int>(plot.customPlot()->xAxis->coordToPixel(3.0));
     const QString tip = categoryToolTipAt(plot.customPlot(), QPoint(x, rect.bottom() + 8));
     QCOMPARE(tip, QString::fromLatin1(names[3]));
+
+    // QCustomPlot skips a tick label that would cross the widget's left edge: the first of
+    // several long (rotated) names, such as an Explore pin's, must have room to its left.
+    plot.setDesignPoints({makePoint("TP 8 PP 16 DP 128 v2 mb1", Qt::red, 1.0),
+                          makePoint("TP 8 PP 16 DP 128 v7 mb1 DP across RoCE/PFC", Qt::blue, 1.1),
+                          makePoint("Current", Qt::green, 1.2)});
+    plot.customPlot()->replot(QCustomPlot::rpImmediateRefresh);
+    plot.customPlot()->replot(QCustomPlot::rpImmediateRefresh); // margins settle after a layout
+    QCPAxis* axis = plot.customPlot()->xAxis;
+    QVERIFY(axis->tickLabelRotation() != 0.0);
+    const auto newTicker = qSharedPointerDynamicCast<QCPAxisTickerText>(axis->ticker());
+    QVERIFY(newTicker);
+    const QString first = newTicker->ticks().first();
+    const QFontMetricsF metrics(axis->tickLabelFont());
+    const double radians = -axis->tickLabelRotation() * std::numbers::pi / 180.0;
+    const double extent =
+        metrics.horizontalAdvance(first) * std::cos(radians) + metrics.height() * std::sin(radians);
+    QVERIFY2(axis->coordToPixel(0.0) - extent >= 0.0,
+             qPrintable(QStringLiteral("\"%1\" needs %2 px left of its tick at %3")
+                            .arg(first)
+                            .arg(extent)
+                            .arg(axis->coordToPixel(0.0))));
 }
 
 // Two points that differ only in the batch, the dimension across the boundary or

@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <numbers>
 
 namespace archipelago::views {
 
@@ -65,6 +66,8 @@ const char* const kOomProperty = "archipelagoOutOfMemory";
 const char* const kBaseTopProperty = "archipelagoBaseTop";
 const char* const kLegendColumnsProperty = "archipelagoLegendColumns";
 const char* const kExtendedTopProperty = "archipelagoExtendedTop";
+const char* const kFittedAxisHeightProperty = "archipelagoFittedAxisHeight";
+const char* const kBaseMarginsProperty = "archipelagoBaseMargins"; // the axis rect's own
 // Red that reads on light and dark backgrounds (the status bar's out-of-memory colour).
 const QColor kOomColor(0xe5, 0x39, 0x35);
 // Wrapped labels take at most this many lines; past it they are rotated instead.
@@ -254,8 +257,9 @@ void fitCategoryLabels(QCustomPlot* plot)
     const QFontMetricsF metrics(plot->xAxis->tickLabelFont());
     const double width = std::max(30.0, 0.95 * pixelsPerKey - 6.0);
     // Every label wrapped on at most two lines, or all of them rotated: one layout per axis
-    // reads better than a mix. A rotated label is elided only past kRotatedLabelWidth; the
-    // full name is in the tick label's tooltip (categoryToolTipAt).
+    // reads better than a mix. A rotated label is elided only past kRotatedLabelWidth, in the
+    // middle (names that share a prefix differ at the end: "TP8 PP16 … v2 mb1"); the full name
+    // is in the tick label's tooltip (categoryToolTipAt).
     QVector<QString> labels;
     bool rotate = false;
     for (const QString& name : names) {
@@ -265,7 +269,7 @@ void fitCategoryLabels(QCustomPlot* plot)
     }
     if (rotate)
         for (qsizetype i = 0; i < names.size(); ++i)
-            labels[i] = metrics.elidedText(names[i], Qt::ElideRight, kRotatedLabelWidth);
+            labels[i] = metrics.elidedText(names[i], Qt::ElideMiddle, kRotatedLabelWidth);
     QVector<double> keys;
     for (qsizetype i = 0; i < names.size(); ++i)
         keys.append(static_cast<double>(i));
@@ -274,6 +278,24 @@ void fitCategoryLabels(QCustomPlot* plot)
     const double rotation = rotate ? -35.0 : 0.0;
     if (plot->xAxis->tickLabelRotation() != rotation)
         plot->xAxis->setTickLabelRotation(rotation);
+    // QCustomPlot does not draw a tick label that would cross the widget's edge. A rotated
+    // label runs down and to the left of its tick, so the first one needs room left of the
+    // axis rect: its horizontal extent less its tick's offset into the rect.
+    QCPAxisRect* rect = plot->axisRect();
+    const QVariant base = rect->property(kBaseMarginsProperty);
+    if (!base.isValid())
+        rect->setProperty(kBaseMarginsProperty, QVariant::fromValue(rect->minimumMargins()));
+    QMargins margins = rect->property(kBaseMarginsProperty).value<QMargins>();
+    if (rotate) {
+        const double radians = -rotation * std::numbers::pi / 180.0;
+        const double extent = metrics.horizontalAdvance(labels.front()) * std::cos(radians) +
+                              metrics.height() * std::sin(radians);
+        const double tickOffset = (0.0 - plot->xAxis->range().lower) * pixelsPerKey;
+        margins.setLeft(
+            std::max(margins.left(), static_cast<int>(std::ceil(extent - tickOffset + 4.0))));
+    }
+    if (rect->minimumMargins() != margins)
+        rect->setMinimumMargins(margins);
 
     // Value labels: horizontal when they fit over their bar, else turned upright (reading
     // upwards from the bar's top) with the value axis extended to hold them. Never hidden.
@@ -287,6 +309,7 @@ void fitCategoryLabels(QCustomPlot* plot)
     // Before the first layout the axis rect has no size: estimate it from the viewport (title,
     // tick labels and legend take about 120 px).
     const int laidOut = plot->axisRect()->height();
+    plot->setProperty(kFittedAxisHeightProperty, laidOut);
     const double axisHeight =
         std::max(60.0, laidOut > 10 ? laidOut : plot->viewport().height() - 120.0);
     double neededTop = range.upper;
@@ -318,6 +341,12 @@ void fitCategoryLabels(QCustomPlot* plot)
     plot->setProperty(kExtendedTopProperty, neededTop);
     if (neededTop != plot->yAxis->range().upper)
         plot->yAxis->setRangeUpper(neededTop);
+}
+
+bool categoryLabelsNeedRefit(const QCustomPlot* plot)
+{
+    const QVariant fitted = plot->property(kFittedAxisHeightProperty);
+    return fitted.isValid() && std::abs(fitted.toInt() - plot->axisRect()->height()) > 1;
 }
 
 QString categoryToolTipAt(const QCustomPlot* plot, const QPoint& pixel)

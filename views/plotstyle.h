@@ -49,6 +49,9 @@ void setDesignPointCategories(QCustomPlot* plot, const QList<DesignPoint>& point
 // the middle as a last resort) and hides bar labels wider than their bar. Connected to
 // QCustomPlot::beforeReplot, so a resize re-decides; hover tooltips keep the full text.
 void fitCategoryLabels(QCustomPlot* plot);
+// The axis rect's height changed since fitCategoryLabels made room for the value labels (a
+// replot that laid out new tick labels): fit again, or a label near the top is clipped.
+bool categoryLabelsNeedRefit(const QCustomPlot* plot);
 // Text above a bar at (key, value) in plot coordinates, e.g. "1.23 s"; hidden when wider than
 // `keySpan` (in key units) at the current zoom.
 QCPItemText* addBarLabel(QCustomPlot* plot, double key, double value, const QString& text,

@@ -29,6 +29,16 @@ PlotWidget::PlotWidget(const QString& title, const QString& valueAxisLabel, int 
 
     // Category labels tilt only when they do not fit the current width.
     connect(m_plot, &QCustomPlot::beforeReplot, this, [this] { fitCategoryLabels(m_plot); });
+    // The replot may lay the axis rect out anew (taller tick labels): once more with its real
+    // height, at most twice in a row, so that two layouts can never alternate for ever.
+    connect(m_plot, &QCustomPlot::afterReplot, this, [this] {
+        if (categoryLabelsNeedRefit(m_plot) && m_refits < 2) {
+            ++m_refits;
+            m_plot->replot(QCustomPlot::rpQueuedReplot);
+        } else {
+            m_refits = 0;
+        }
+    });
 
     m_plot->setMouseTracking(true);
     connect(m_plot, &QCustomPlot::mouseMove, this, &PlotWidget::onMouseMove);

@@ -45,6 +45,7 @@ private:
 
     QCustomPlot* m_plot = nullptr;
     QString m_title;
+    int m_refits = 0; // replots in a row made because the axis rect's height moved
 };
 
 } // namespace archipelago::views
