@@ -393,8 +393,17 @@ private slots:
             QTest::mouseClick(pin, Qt::LeftButton);
         }
         QCOMPARE(window.document()->pins().size(), std::size_t{2});
-        for (std::size_t i = 0; i < 2; ++i)
-            QCOMPARE(window.document()->pins()[i].scenario.parallelism.tp, best[i].point.tp);
+        for (std::size_t i = 0; i < 2; ++i) {
+            const core::PinnedScenario& pinned = window.document()->pins()[i];
+            QCOMPARE(pinned.scenario.parallelism.tp, best[i].point.tp);
+            // Named by its configuration, so that the plots and the comparison tell pins apart.
+            const std::string prefix = "TP" + std::to_string(best[i].point.tp) + " ";
+            QVERIFY2(pinned.name.starts_with(prefix), pinned.name.c_str());
+            QVERIFY2(pinned.name.find("mb" + std::to_string(best[i].point.microBatch)) !=
+                         std::string::npos,
+                     pinned.name.c_str());
+        }
+        QVERIFY(window.document()->pins()[0].name != window.document()->pins()[1].name);
         QTRY_COMPARE(window.pinnedPoints().size(), 2);
 
         panel->topTable()->selectRow(0);

@@ -47,19 +47,6 @@ template <typename F> std::function<Value(const DesignPoint&)> scenario(F f)
     return [f](const DesignPoint& p) -> Value { return static_cast<double>(f(p.scenario)); };
 }
 
-QString transportName(core::DciTransport t)
-{
-    switch (t) {
-    case core::DciTransport::RdmaOtn:
-        return QStringLiteral("RDMA/OTN");
-    case core::DciTransport::LossyIp:
-        return QStringLiteral("lossy IP");
-    case core::DciTransport::RocePfc:
-        return QStringLiteral("RoCE/PFC");
-    }
-    return QStringLiteral("?");
-}
-
 // The DCI links' utilisation from the evaluation, by link id (busier direction).
 QMap<core::Id, double> dciUtilisation(const core::Evaluation& e)
 {

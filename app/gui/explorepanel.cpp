@@ -25,6 +25,7 @@
 #include <QVBoxLayout>
 #include <QtConcurrent/QtConcurrentRun>
 
+#include <algorithm>
 #include <cmath>
 #include <utility>
 
@@ -61,6 +62,32 @@ core::SweepResult resultOf(const core::SavedSweep& saved)
     r.topBy = saved.topBy;
     r.top = saved.topBy[static_cast<std::size_t>(core::SweepObjective::IterationTime)];
     return r;
+}
+
+// A pin's name, from what most often tells two points apart: "TP8 PP16 DP128 v4 mb1", then
+// the placement boundary and the DCI transport when the point sets them; the comparison table
+// shows the rest. The point's index follows when a pin already has that name.
+QString pinName(const core::Scenario& scenario, const core::DesignPoint& point,
+                const std::vector<core::PinnedScenario>& pins)
+{
+    const core::Parallelism& par = scenario.parallelism;
+    QString name = QStringLiteral("TP%1 PP%2 DP%3 v%4 mb%5")
+                       .arg(par.tp)
+                       .arg(par.pp)
+                       .arg(core::dataParallel(scenario))
+                       .arg(par.virtualStages)
+                       .arg(par.microBatch);
+    if (par.cp > 1)
+        name.replace(QStringLiteral(" PP"), QStringLiteral(" CP%1 PP").arg(par.cp));
+    if (point.boundary != core::PlacementBoundary::Base)
+        name += QStringLiteral(" %1-across")
+                    .arg(QString::fromLatin1(toString(point.boundary)).toUpper());
+    if (point.dciTransport)
+        name += QStringLiteral(" %1").arg(views::transportName(*point.dciTransport));
+    const bool taken = std::any_of(pins.begin(), pins.end(), [&](const core::PinnedScenario& p) {
+        return p.name == name.toStdString();
+    });
+    return taken ? QStringLiteral("%1 #%2").arg(name).arg(point.index) : name;
 }
 
 } // namespace
@@ -606,7 +633,12 @@ bool ExplorePanel::pinPreview()
         return false;
     core::Scenario pinned = m_preview->scenario;
     pinned.explore.clear();
-    m_edits->pin(pinned, tr("Explore #%1").arg(m_previewIndex));
+    const core::SpaceOdometer odometer(m_sweptSpace);
+    core::DesignPoint point;
+    if (m_previewIndex < odometer.size())
+        point = odometer.at(m_previewIndex);
+    point.index = m_previewIndex;
+    m_edits->pin(pinned, pinName(pinned, point, m_document->pins()));
     return true;
 }
 
