@@ -169,6 +169,7 @@ private slots:
     void bubblePlotMarksIdealOnlyForClosedForms();
     void outOfMemoryMarkedInEveryPlot();
     void categoryLabelsNeverElidedToNothing();
+    void valueLabelsInsideTheAxisRectWhenDrawnAtASize();
     void comparisonShowsBatchBoundaryDciAndTransport();
     void comparisonTransposesAndChangesBaseline();
     void smallGpuHoursKeepSignificantFigures_data();
@@ -601,6 +602,47 @@ void TestPlots::categoryLabelsNeverElidedToNothing()
                             .arg(first)
                             .arg(extent)
                             .arg(axis->coordToPixel(0.0))));
+}
+
+// A report figure or an export is drawn at a size of its own, in one pass: the value labels must
+// fit under the top of the axis rect as laid out with the (rotated) tick labels of that size.
+void TestPlots::valueLabelsInsideTheAxisRectWhenDrawnAtASize()
+{
+    QList<DesignPoint> points;
+    for (int i = 0; i < 3; ++i) {
+        DesignPoint p =
+            makePoint(QStringLiteral("TP8 PP16 DP128 v%1 mb1 DP-across RoCE/PFC").arg(i),
+                      QColor::fromHsv(i * 90, 200, 200), 1.0 + 0.1 * i);
+        p.evaluation.bubbleRatio = 0.3 + 0.02 * i;
+        p.evaluation.idleOverCompute = 0.33 + 0.08 * i; // the tallest bar is the last one's
+        points.append(p);
+    }
+    BubblePlot plot;
+    plot.setDesignPoints(points);
+    QCustomPlot* cp = plot.customPlot();
+    fitCategoryLabelsTo(cp, QSize(330, 330)); // the report's size
+    QVERIFY(!categoryLabelsNeedRefit(cp));
+    QVERIFY(cp->xAxis->tickLabelRotation() != 0.0);
+    const QRect rect = cp->axisRect()->rect();
+    int checked = 0;
+    for (int i = 0; i < cp->itemCount(); ++i) {
+        auto* text = qobject_cast<QCPItemText*>(cp->item(i));
+        if (!text || !text->visible() || !text->text().endsWith('%'))
+            continue;
+        const QFontMetricsF metrics(text->font());
+        // Upright labels read upwards from their anchor; level ones sit on it.
+        const double top = text->rotation() != 0.0
+                               ? text->position->pixelPosition().y() -
+                                     metrics.horizontalAdvance(text->text()) - 3.0
+                               : text->position->pixelPosition().y() - metrics.height() - 2.0;
+        QVERIFY2(top >= rect.top() - 0.5,
+                 qPrintable(QStringLiteral("%1: top %2 above the axis rect's %3")
+                                .arg(text->text())
+                                .arg(top)
+                                .arg(rect.top())));
+        ++checked;
+    }
+    QVERIFY(checked >= 3);
 }
 
 // Two points that differ only in the batch, the dimension across the boundary or

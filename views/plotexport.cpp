@@ -49,12 +49,8 @@ bool exportPlot(QCustomPlot* plot, const QString& path, QSize size, QString* err
     const QSize s = exportSize(plot, size);
     // Fit the category labels to the export size, then back to the widget's.
     const QRect widgetViewport = plot->viewport();
-    plot->setViewport(QRect(QPoint(0, 0), s));
-    fitCategoryLabels(plot);
-    const auto restore = qScopeGuard([&] {
-        plot->setViewport(widgetViewport);
-        fitCategoryLabels(plot);
-    });
+    fitCategoryLabelsTo(plot, s);
+    const auto restore = qScopeGuard([&] { fitCategoryLabelsTo(plot, widgetViewport.size()); });
     bool ok = false;
     if (suffix == QLatin1String("png")) {
         ok = plot->savePng(path, s.width(), s.height(), 2.0);

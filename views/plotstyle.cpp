@@ -349,6 +349,21 @@ bool categoryLabelsNeedRefit(const QCustomPlot* plot)
     return fitted.isValid() && std::abs(fitted.toInt() - plot->axisRect()->height()) > 1;
 }
 
+void fitCategoryLabelsTo(QCustomPlot* plot, QSize size)
+{
+    plot->setViewport(QRect(QPoint(0, 0), size));
+    // What QCustomPlot::updateLayout does before it draws; three passes at most (the second
+    // normally settles it).
+    for (int pass = 0; pass < 3; ++pass) {
+        fitCategoryLabels(plot);
+        for (const auto phase : {QCPLayoutElement::upPreparation, QCPLayoutElement::upMargins,
+                                 QCPLayoutElement::upLayout})
+            plot->plotLayout()->update(phase);
+        if (!categoryLabelsNeedRefit(plot))
+            break;
+    }
+}
+
 QString categoryToolTipAt(const QCustomPlot* plot, const QPoint& pixel)
 {
     const QStringList names = plot->property(kCategoriesProperty).toStringList();

@@ -8,6 +8,7 @@
 
 #include <QColor>
 #include <QList>
+#include <QSize>
 #include <QString>
 #include <QStringList>
 
@@ -52,6 +53,9 @@ void fitCategoryLabels(QCustomPlot* plot);
 // The axis rect's height changed since fitCategoryLabels made room for the value labels (a
 // replot that laid out new tick labels): fit again, or a label near the top is clipped.
 bool categoryLabelsNeedRefit(const QCustomPlot* plot);
+// For a drawing at `size` (an export, a report figure): the viewport set to it and the labels
+// fitted until the layout they lead to settles.
+void fitCategoryLabelsTo(QCustomPlot* plot, QSize size);
 // Text above a bar at (key, value) in plot coordinates, e.g. "1.23 s"; hidden when wider than
 // `keySpan` (in key units) at the current zoom.
 QCPItemText* addBarLabel(QCustomPlot* plot, double key, double value, const QString& text,

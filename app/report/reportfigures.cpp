@@ -55,8 +55,7 @@ std::shared_ptr<QPicture> newPicture()
 
 std::shared_ptr<QPicture> recordPlot(QCustomPlot* plot, QSize size)
 {
-    plot->setViewport(QRect(QPoint(0, 0), size));
-    views::fitCategoryLabels(plot);
+    views::fitCategoryLabelsTo(plot, size);
     auto picture = newPicture();
     QCPPainter painter;
     if (painter.begin(picture.get())) {
