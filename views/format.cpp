@@ -176,17 +176,4 @@ QString idleOverComputeToolTip()
         "\"ideal\".");
 }
 
-QString transportName(core::DciTransport transport)
-{
-    switch (transport) {
-    case core::DciTransport::RdmaOtn:
-        return QStringLiteral("RDMA/OTN");
-    case core::DciTransport::LossyIp:
-        return QStringLiteral("lossy IP");
-    case core::DciTransport::RocePfc:
-        return QStringLiteral("RoCE/PFC");
-    }
-    return QStringLiteral("?");
-}
-
 } // namespace archipelago::views

@@ -2,8 +2,6 @@
 // so the same quantity reads the same everywhere ("16,384 GPUs", "1.23 s", "$12.4 M").
 #pragma once
 
-#include "model/scenario.h"
-
 #include <QString>
 
 #include <cstdint>
@@ -36,8 +34,5 @@ QString formatBubbleRatio(double fraction); // "35.2 %"
 // core::Evaluation::idleOverCompute, named for what it is (not Megatron's closed form).
 QString idleOverComputeName();    // "Idle ÷ compute (simulated)"
 QString idleOverComputeToolTip(); // why it is not (p−1)/m in general
-
-// A DCI transport as the window names it: "RDMA/OTN", "lossy IP", "RoCE/PFC".
-QString transportName(core::DciTransport transport);
 
 } // namespace archipelago::views

@@ -106,6 +106,19 @@ QString recomputeName(core::Recompute recompute)
     return {};
 }
 
+QString transportName(core::DciTransport transport)
+{
+    switch (transport) {
+    case core::DciTransport::RdmaOtn:
+        return QStringLiteral("RDMA/OTN");
+    case core::DciTransport::LossyIp:
+        return QStringLiteral("lossy IP");
+    case core::DciTransport::RocePfc:
+        return QStringLiteral("RoCE/PFC");
+    }
+    return {};
+}
+
 QString shardSummary(const core::Scenario& scenario, const core::PlacementShard& shard)
 {
     // Runs of consecutive stages in one datacenter: "dc-a × 8 → dc-b × 8".

@@ -19,6 +19,7 @@ QString workloadSummary(const core::Workload& workload);
 QString parallelismSummary(const core::Scenario& scenario); // "TP 8 · CP 1 · PP 16 · DP 128 · EP 1"
 QString scheduleName(core::ScheduleKind kind);              // "Interleaved 1F1B"
 QString recomputeName(core::Recompute recompute);
+QString transportName(core::DciTransport transport); // "RDMA/OTN", "lossy IP", "RoCE/PFC"
 QString shardSummary(const core::Scenario& scenario, const core::PlacementShard& shard);
 QString yesNo(bool value);
 // "1 shard", "16 shards": English plurals without a translation file.

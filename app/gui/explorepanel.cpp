@@ -9,6 +9,7 @@
 #include "explorespaceeditor.h"
 #include "format.h"
 #include "paretoscatter.h"
+#include "scenariotext.h"
 #include "sweeptoptable.h"
 
 #include <QApplication>
