@@ -167,17 +167,22 @@ std::int64_t settingCells(const Scenario& sc, int microBatch, int virtualStages)
     return microBatchesPerIteration(s) * s.parallelism.pp * virtualStages;
 }
 
-// The cells a sweep of `space` simulates at most: every setting the engine does not prune as
-// too large (kMaxSweepCells), once per sequence-parallel and optimizer choice.
+// The cells a sweep simulates for the setting: 0 for one the engine prunes as too large
+// (kMaxSweepCells) without simulating it.
+std::int64_t sweptCells(const Scenario& sc, int microBatch, int virtualStages)
+{
+    const std::int64_t cells = settingCells(sc, microBatch, virtualStages);
+    return cells <= kMaxSweepCells ? cells : 0;
+}
+
+// The cells a sweep of `space` simulates at most: every setting once per sequence-parallel
+// and optimizer choice.
 std::int64_t spaceCells(const Scenario& sc, const SearchSpace& space)
 {
     std::int64_t cells = 0;
     for (int mb : space.microBatch)
-        for (int v : space.virtualStages) {
-            const std::int64_t c = settingCells(sc, mb, v);
-            if (c <= kMaxSweepCells)
-                cells += c;
-        }
+        for (int v : space.virtualStages)
+            cells += sweptCells(sc, mb, v);
     return cells * static_cast<std::int64_t>(space.sequenceParallel.size() *
                                              space.distributedOptimizer.size());
 }
@@ -202,9 +207,9 @@ SpaceBound boundSpace(const Scenario& sc, SearchSpace& space, std::int64_t maxCe
            (space.microBatch.size() > 1 || space.virtualStages.size() > 1)) {
         std::int64_t smallestMb = 0, mostChunks = 0;
         for (int v : space.virtualStages)
-            smallestMb += settingCells(sc, space.microBatch.front(), v);
+            smallestMb += sweptCells(sc, space.microBatch.front(), v);
         for (int mb : space.microBatch)
-            mostChunks += settingCells(sc, mb, space.virtualStages.back());
+            mostChunks += sweptCells(sc, mb, space.virtualStages.back());
         const bool dropMicroBatch = space.virtualStages.size() == 1 ||
                                     (space.microBatch.size() > 1 && smallestMb >= mostChunks);
         if (dropMicroBatch) {
