@@ -247,7 +247,11 @@ private slots:
         QCOMPARE(scatter->indexAt(QPoint(1, 1)), std::int64_t{-1});
         QTest::mouseClick(plot, Qt::LeftButton, {}, pixel);
         QVERIFY(window.previewPoint());
-        QCOMPARE(window.previewPoint()->name, QStringLiteral("Preview #%1").arg(best.point.index));
+        const QString previewName = window.previewPoint()->name;
+        QVERIFY2(previewName.startsWith(QStringLiteral("Preview: TP%1 ").arg(best.point.tp)),
+                 qPrintable(previewName));
+        QVERIFY2(previewName.contains(QStringLiteral(" mb%1").arg(best.point.microBatch)),
+                 qPrintable(previewName));
         // The other pairs of objectives redraw with their own fronts.
         for (views::ScatterAxes axes :
              {views::ScatterAxes::TrainTimeVsCost, views::ScatterAxes::TimeVsMemory}) {

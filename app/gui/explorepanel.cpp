@@ -65,11 +65,10 @@ core::SweepResult resultOf(const core::SavedSweep& saved)
     return r;
 }
 
-// A pin's name, from what most often tells two points apart: "TP8 PP16 DP128 v4 mb1", then
+// A point's name, from what most often tells two points apart: "TP8 PP16 DP128 v4 mb1", then
 // the placement boundary and the DCI transport when the point sets them; the comparison table
-// shows the rest. The point's index follows when a pin already has that name.
-QString pinName(const core::Scenario& scenario, const core::DesignPoint& point,
-                const std::vector<core::PinnedScenario>& pins)
+// shows the rest.
+QString pointName(const core::Scenario& scenario, const core::DesignPoint& point)
 {
     const core::Parallelism& par = scenario.parallelism;
     QString name = QStringLiteral("TP%1 PP%2 DP%3 v%4 mb%5")
@@ -85,6 +84,14 @@ QString pinName(const core::Scenario& scenario, const core::DesignPoint& point,
                     .arg(QString::fromLatin1(toString(point.boundary)).toUpper());
     if (point.dciTransport)
         name += QStringLiteral(" %1").arg(views::transportName(*point.dciTransport));
+    return name;
+}
+
+// A pin's name: the point's, with its index when a pin already has that name.
+QString pinName(const core::Scenario& scenario, const core::DesignPoint& point,
+                const std::vector<core::PinnedScenario>& pins)
+{
+    const QString name = pointName(scenario, point);
     const bool taken = std::any_of(pins.begin(), pins.end(), [&](const core::PinnedScenario& p) {
         return p.name == name.toStdString();
     });
@@ -596,8 +603,8 @@ bool ExplorePanel::previewPoint(std::uint64_t index)
     const core::Evaluation evaluation = core::evaluate(made->scenario, catalog, options);
     QApplication::restoreOverrideCursor();
     m_previewIndex = index;
-    m_preview =
-        views::DesignPoint{tr("Preview #%1").arg(index), kPreviewColor, made->scenario, evaluation};
+    m_preview = views::DesignPoint{tr("Preview: %1").arg(pointName(made->scenario, made->point)),
+                                   kPreviewColor, made->scenario, evaluation};
     core::SweepPoint described;
     described.point = made->point;
     described.dataParallel = core::dataParallel(made->scenario);
