@@ -158,34 +158,48 @@ void setKnobs(Scenario& sc, int microBatch, int virtualStages, bool sequencePara
     sc.schedule.kind = virtualStages > 1 ? ScheduleKind::Interleaved1F1B : ScheduleKind::OneFOneB;
 }
 
-// The pipeline cells (p * v * m) of the setting with `microBatch` and `virtualStages`: what its
-// schedule simulation steps through, the search's unit of work.
-std::int64_t settingCells(const Scenario& sc, int microBatch, int virtualStages)
+// The pipeline cells (p * v * m) of a setting of the run's scenario: what its schedule
+// simulation steps through, the search's unit of work. The knobs searched leave the batch, the
+// data parallelism and the stages as they are.
+class PipelineCells
 {
-    Scenario s = sc;
-    s.parallelism.microBatch = microBatch;
-    return microBatchesPerIteration(s) * s.parallelism.pp * virtualStages;
-}
+public:
+    explicit PipelineCells(const Scenario& sc)
+        : m_globalBatch(sc.workload.globalBatch)
+        , m_dataParallel(dataParallel(sc))
+        , m_stages(sc.parallelism.pp)
+    {}
 
-// The cells a sweep simulates for the setting: 0 for one the engine prunes as too large
-// (kMaxSweepCells) without simulating it.
-std::int64_t sweptCells(const Scenario& sc, int microBatch, int virtualStages)
-{
-    const std::int64_t cells = settingCells(sc, microBatch, virtualStages);
-    return cells <= kMaxSweepCells ? cells : 0;
-}
+    // microBatchesPerIteration(sc) * pp * v, with `microBatch` for sc's.
+    std::int64_t of(int microBatch, int virtualStages) const
+    {
+        const std::int64_t perIteration = std::int64_t{microBatch} * m_dataParallel;
+        return perIteration <= 0 ? 0 : m_globalBatch / perIteration * m_stages * virtualStages;
+    }
+    // What a sweep simulates for the setting: 0 for one the engine prunes as too large
+    // (kMaxSweepCells) without simulating it.
+    std::int64_t swept(int microBatch, int virtualStages) const
+    {
+        const std::int64_t cells = of(microBatch, virtualStages);
+        return cells <= kMaxSweepCells ? cells : 0;
+    }
+    // What a sweep of `space` simulates at most: every setting once per sequence-parallel and
+    // optimizer choice.
+    std::int64_t ofSpace(const SearchSpace& space) const
+    {
+        std::int64_t cells = 0;
+        for (int mb : space.microBatch)
+            for (int v : space.virtualStages)
+                cells += swept(mb, v);
+        return cells * static_cast<std::int64_t>(space.sequenceParallel.size() *
+                                                 space.distributedOptimizer.size());
+    }
 
-// The cells a sweep of `space` simulates at most: every setting once per sequence-parallel
-// and optimizer choice.
-std::int64_t spaceCells(const Scenario& sc, const SearchSpace& space)
-{
-    std::int64_t cells = 0;
-    for (int mb : space.microBatch)
-        for (int v : space.virtualStages)
-            cells += sweptCells(sc, mb, v);
-    return cells * static_cast<std::int64_t>(space.sequenceParallel.size() *
-                                             space.distributedOptimizer.size());
-}
+private:
+    std::int64_t m_globalBatch;
+    std::int64_t m_dataParallel;
+    std::int64_t m_stages;
+};
 
 // What boundSpace left out: the micro-batches below the smallest kept, the virtual-stage
 // counts above the largest kept (0: none).
@@ -200,16 +214,16 @@ struct SpaceBound
 // Narrows `space` to `maxCells` (the file comment): drops the smallest micro-batch or the
 // largest virtual-stage count, whichever slice holds more cells, until the sweep fits or one
 // value of each is left.
-SpaceBound boundSpace(const Scenario& sc, SearchSpace& space, std::int64_t maxCells)
+SpaceBound boundSpace(const PipelineCells& cells, SearchSpace& space, std::int64_t maxCells)
 {
     SpaceBound bound;
-    while (spaceCells(sc, space) > maxCells &&
+    while (cells.ofSpace(space) > maxCells &&
            (space.microBatch.size() > 1 || space.virtualStages.size() > 1)) {
         std::int64_t smallestMb = 0, mostChunks = 0;
         for (int v : space.virtualStages)
-            smallestMb += sweptCells(sc, space.microBatch.front(), v);
+            smallestMb += cells.swept(space.microBatch.front(), v);
         for (int mb : space.microBatch)
-            mostChunks += sweptCells(sc, mb, space.virtualStages.back());
+            mostChunks += cells.swept(mb, space.virtualStages.back());
         const bool dropMicroBatch = space.virtualStages.size() == 1 ||
                                     (space.microBatch.size() > 1 && smallestMb >= mostChunks);
         if (dropMicroBatch) {
@@ -269,11 +283,12 @@ SweepResult sweepAll(const Scenario& base, const Catalog& catalog, const SearchS
         std::min<std::uint64_t>(spacePoints(space), std::numeric_limits<int>::max()));
     o.samples = &samples;
     SweepResult result = runSweep(base, catalog, space, o);
-    cells += settingCells(base, base.parallelism.microBatch, base.parallelism.virtualStages);
+    const PipelineCells pipeline(base);
+    cells += pipeline.of(base.parallelism.microBatch, base.parallelism.virtualStages);
     const SpaceOdometer odometer(space);
     for (const SweepSample& sample : samples) {
         const DesignPoint point = odometer.at(sample.index);
-        cells += settingCells(base, point.microBatch, point.virtualStages);
+        cells += pipeline.of(point.microBatch, point.virtualStages);
     }
     return result;
 }
@@ -477,16 +492,17 @@ std::int64_t chooseUnpublishedKnobs(const PublishedRun& run, const Catalog& cata
                                     std::int64_t maxSearchCells)
 {
     SearchSpace space = knobSpace(run, sc);
-    const SpaceBound bound = boundSpace(sc, space, maxSearchCells);
+    const PipelineCells cells(sc);
+    const SpaceBound bound = boundSpace(cells, space, maxSearchCells);
     pairSchedules(space);
     // The engine's base: the space's cheapest point (the largest micro-batch, the fewest
     // chunks), whose pipeline cells no other point's are below.
     setKnobs(sc, space.microBatch.back(), space.virtualStages.front(),
              space.sequenceParallel.front(), space.distributedOptimizer.front());
     const std::int64_t cheapestCells =
-        settingCells(sc, sc.parallelism.microBatch, sc.parallelism.virtualStages);
+        cells.of(space.microBatch.back(), space.virtualStages.front());
     KnobSweep sweep;
-    if (cheapestCells <= kMaxSweepCells && spaceCells(sc, space) <= maxSearchCells)
+    if (cheapestCells <= kMaxSweepCells && cells.ofSpace(space) <= maxSearchCells)
         sweepKnobs(sc, catalog, space, sweep);
     const Trial* chosen = chosenTrial(sweep);
     if (!chosen) {
