@@ -602,7 +602,7 @@ bool ExplorePanel::previewPoint(std::uint64_t index)
     options.attribution = false;
     const core::Evaluation evaluation = core::evaluate(made->scenario, catalog, options);
     QApplication::restoreOverrideCursor();
-    m_previewIndex = index;
+    m_previewKnobs = made->point;
     m_preview = views::DesignPoint{tr("Preview: %1").arg(pointName(made->scenario, made->point)),
                                    kPreviewColor, made->scenario, evaluation};
     core::SweepPoint described;
@@ -641,12 +641,7 @@ bool ExplorePanel::pinPreview()
         return false;
     core::Scenario pinned = m_preview->scenario;
     pinned.explore.clear();
-    const core::SpaceOdometer odometer(m_sweptSpace);
-    core::DesignPoint point;
-    if (m_previewIndex < odometer.size())
-        point = odometer.at(m_previewIndex);
-    point.index = m_previewIndex;
-    m_edits->pin(pinned, pinName(pinned, point, m_document->pins()));
+    m_edits->pin(pinned, pinName(pinned, m_previewKnobs, m_document->pins()));
     return true;
 }
 
@@ -663,13 +658,10 @@ bool ExplorePanel::applyPreview()
     target.placement = point.placement;
     target.schedule = point.schedule;
     target.workload.globalBatch = point.workload.globalBatch;
-    const core::SpaceOdometer odometer(m_sweptSpace);
-    if (m_previewIndex < odometer.size()) {
-        const core::DesignPoint p = odometer.at(m_previewIndex);
-        core::applyTopologyVariant(target.topology, now.topology, p.dciTransport, p.wavelengths,
-                                   p.fabric);
-    }
-    const QString text = tr("Apply Explore Point #%1").arg(m_previewIndex);
+    const core::DesignPoint& p = m_previewKnobs;
+    core::applyTopologyVariant(target.topology, now.topology, p.dciTransport, p.wavelengths,
+                               p.fabric);
+    const QString text = tr("Apply Explore Point #%1").arg(p.index);
     if (!m_edits->apply(target, text, false))
         return false;
     clearPreview();

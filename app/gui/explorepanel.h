@@ -157,7 +157,7 @@ private:
     std::string m_shownExplore; // the document's section the panel shows (or recorded)
     std::string m_recorded;     // the section the last run recorded
     std::optional<views::DesignPoint> m_preview;
-    std::uint64_t m_previewIndex = 0;
+    core::DesignPoint m_previewKnobs; // the previewed point of the swept space, with its index
     QList<views::DesignPoint> m_pinned;
     std::optional<views::DesignPoint> m_current;
 };
