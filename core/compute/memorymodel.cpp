@@ -113,8 +113,9 @@ double activationBytesPerLayer(const Workload& w, const Parallelism& par, bool m
     }
     // Attention core: softmax output 2as^2b, dropout mask as^2b, dropout output 2as^2b;
     // selective recompute drops exactly these (Korthikanti et al. 2022 section 5). With CP
-    // each GPU holds its s/cp queries against all s keys.
-    double core = selective ? 0.0 : 5.0 * a * s * (s * cp) * b;
+    // each GPU holds its s/cp queries against all s keys. With latent attention selective
+    // recompute is DeepSeek's (up-projections and norms, not the core): the core stays stored.
+    double core = selective && !w.mla.enabled() ? 0.0 : 5.0 * a * s * (s * cp) * b;
     if (fusedAttention) // flash: fp32 log-sum-exp per query and head (Dao 2023, Algorithm 1)
         core = 4.0 * a * s * b;
     return outside / sp + inside / t + core / t;
