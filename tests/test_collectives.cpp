@@ -25,6 +25,7 @@ private slots:
     void moreBandwidthNeverSlower();
     void ecmpEfficiencyBallsIntoBins();
     void lessUpperBandwidthNeverFaster();
+    void nodeLimitedDispatchByHand();
 };
 
 void TestCollectives::flat_data()
@@ -190,6 +191,45 @@ void TestCollectives::lessUpperBandwidthNeverFaster()
             QVERIFY(near(t, fast));
         previous = t;
     }
+}
+
+// DeepSeek-V3's expert-parallel group: 64 GPUs on 8 nodes of 8, top-8 routing. A flat
+// all-to-all sends each of a token's 8 copies to its expert, 56 of 64 destinations across
+// the fabric: 7 copies per token. Node-limited routing sends it once per distinct remote node
+// (report sections 2.1.2 and 3.2.2): with the k = 8 experts spread over r = min(M, 8) nodes,
+// r (1 - (1 - 1/r)^8) nodes are occupied, 7/8 of them remote; the copies for GPUs of the node
+// go over NVLink: 8 x 7/8.
+void TestCollectives::nodeLimitedDispatchByHand()
+{
+    EfficiencyParams eff;
+    eff.scaleUpBusEfficiency = 1.0;
+    eff.scaleOutBusEfficiency = 1.0;
+    GroupPath path;
+    path.levels.push_back({LinkClass::ScaleUp, 8, 200.0, 0.0});
+    path.levels.push_back({LinkClass::Leaf, 8, 50.0, 0.0});
+    const double S = 1e8; // the GPU's tokens once
+    const CollectiveCost flat = hierarchicalAllToAll(8.0 * S, path, eff);
+    QVERIFY(near(flat.bytesPerLevel[1], 7.0 * S));
+    QVERIFY(near(flat.bytesPerLevel[0], 8.0 * 7.0 / 64 * S));
+
+    const auto remote = [](double r) { return r * (1.0 - std::pow(1.0 - 1.0 / r, 8.0)) * 7 / 8; };
+    const CollectiveCost four = nodeLimitedAllToAll(S, 8.0, 4, path, eff);
+    QVERIFY(near(four.bytesPerLevel[1], remote(4.0) * S)); // 3.15 copies
+    QVERIFY(near(four.bytesPerLevel[0], 7.0 * S));
+    QVERIFY(near(four.timeS, std::max(remote(4.0) * S / 50e9, 7.0 * S / 200e9)));
+    QVERIFY(near(remoteNodeCopies(8.0, 4, 8.0), remote(4.0)));
+    // No binding limit (M = nodes): still one copy per distinct node, 4.59 per token.
+    const CollectiveCost eight = nodeLimitedAllToAll(S, 8.0, 8, path, eff);
+    QVERIFY(near(eight.bytesPerLevel[1], remote(8.0) * S));
+    // All experts on one node: at most one fabric copy, remote 7 times in 8.
+    QVERIFY(near(nodeLimitedAllToAll(S, 8.0, 1, path, eff).bytesPerLevel[1], 7.0 / 8 * S));
+    QVERIFY(four.bytesPerLevel[1] < eight.bytesPerLevel[1]);
+    QVERIFY(eight.bytesPerLevel[1] < flat.bytesPerLevel[1]);
+    QVERIFY(four.timeS < flat.timeS);
+    // One node: nothing crosses the fabric.
+    GroupPath node;
+    node.levels.push_back({LinkClass::ScaleUp, 8, 200.0, 0.0});
+    QVERIFY(near(nodeLimitedAllToAll(S, 8.0, 4, node, eff).timeS, 7.0 * S / 200e9));
 }
 
 QTEST_APPLESS_MAIN(TestCollectives)

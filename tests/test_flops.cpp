@@ -18,6 +18,7 @@ private slots:
     void megatronFormula();
     void gqaAndSwigluShrinkAndGrow();
     void moeCountsTopKAndShared();
+    void latentAttentionByHand();
 };
 
 void TestFlops::megatronFormula_data()
@@ -100,6 +101,44 @@ void TestFlops::moeCountsTopKAndShared()
     QCOMPARE(f.router, 2.0 * 1000 * 1024 * 64);
     QCOMPARE(f.experts, 2.0 * 1000 * 1024 * 512 * 3 * 8);
     QCOMPARE(f.mlp, 0.0);
+}
+
+// Multi-head latent attention of DeepSeek-V3 (report section 2.1.1; deepseek-ai/DeepSeek-V3
+// inference/configs/config_671B.json), by hand, per sequence of s tokens and 2 FLOPs per
+// multiply-add: query down 7168 x 1536 and up 1536 x 128*192, key-value down 7168 x (512 + 64)
+// and up 512 x 128*(128 + 128), output 128*128 x 7168; scores over 192 and values over 128 per
+// head (the full s x s matrix, as for standard attention).
+void TestFlops::latentAttentionByHand()
+{
+    Workload w;
+    w.hidden = 7168;
+    w.heads = 128;
+    w.kvHeads = 128;
+    w.seqLen = 4096;
+    w.ffnHidden = 18432;
+    w.activation = FfnActivation::Swiglu;
+    const LayerFlops standard = layerForwardFlops(w, false);
+    w.mla = MlaConfig{1536, 512, 128, 64, 128};
+    const LayerFlops mla = layerForwardFlops(w, false);
+    const double s = 4096;
+    const double projections = 7168.0 * 1536 + 1536.0 * 128 * 192 + 7168.0 * (512 + 64) +
+                               512.0 * 128 * (128 + 128); // 69,664,768 multiply-adds per token
+    QCOMPARE(projections, 69664768.0);
+    QCOMPARE(mla.qkv, 2.0 * s * projections);
+    QCOMPARE(mla.projection, 2.0 * s * 128 * 128 * 7168);
+    // Selective recompute with MLA reruns the two up-projections (report section 3.2.3).
+    QCOMPARE(mla.upProjections, 2.0 * s * (1536.0 * 128 * 192 + 512.0 * 128 * 256));
+    QCOMPARE(mla.scores, 2.0 * s * s * 128 * 192);
+    QCOMPARE(mla.values, 2.0 * s * s * 128 * 128);
+    QCOMPARE(mla.mlp, standard.mlp); // the MLP does not change
+    // Against 128 standard heads of 7168/128 = 56: fewer projection FLOPs (187M against 205M
+    // weights per layer), more attention-core FLOPs (head dims 192 and 128 against 56).
+    QVERIFY(mla.qkv + mla.projection < standard.qkv + standard.projection);
+    QVERIFY(mla.attentionCore() > 2.8 * standard.attentionCore());
+    // Without a query rank the queries come straight from the hidden state (DeepSeek-V2-Lite).
+    w.mla.qLoraRank = 0;
+    QCOMPARE(layerForwardFlops(w, false).qkv,
+             2.0 * s * (7168.0 * 128 * 192 + 7168.0 * (512 + 64) + 512.0 * 128 * 256));
 }
 
 QTEST_APPLESS_MAIN(TestFlops)

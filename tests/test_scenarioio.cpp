@@ -1,7 +1,7 @@
 // Scenario JSON I/O: round trips, every kind of malformed input, warnings, migration, catalog.
 #include "io/migration.h"
-#include "scenariofixtures.h"
 #include "io/scenarioio.h"
+#include "scenariofixtures.h"
 
 #include <nlohmann/json.hpp>
 
@@ -74,6 +74,7 @@ private slots:
     void roundTripFixture();
     void roundTripDoubles();
     void roundTripSplitShard();
+    void latentAttentionAndRoutingRoundTrip();
     void roundTripPresets_data();
     void roundTripPresets();
     void outputKeyOrder();
@@ -123,6 +124,41 @@ void TestScenarioIo::roundTripFixture()
     QVERIFY(*r.scenario == s);
     // Saving again gives the same bytes: files do not churn between saves.
     QCOMPARE(core::serializeScenario(*r.scenario), text);
+}
+
+// Multi-head latent attention and node-limited FP8 routing are written back exactly; a file
+// without them (every file before they existed) reads as standard attention and a flat BF16
+// all-to-all, and is written back without them.
+void TestScenarioIo::latentAttentionAndRoutingRoundTrip()
+{
+    const core::Scenario plain = tests::multiDcScenario();
+    QVERIFY(!plain.workload.mla.enabled());
+    const std::string plainText = core::serializeScenario(plain);
+    QVERIFY(plainText.find("\"attention\"") == std::string::npos);
+    QVERIFY(plainText.find("max_nodes_per_token") == std::string::npos);
+    QVERIFY(plainText.find("dispatch_precision") == std::string::npos);
+
+    core::Scenario s = plain;
+    s.workload.moe = core::MoeConfig{256, 8, 2048, 1, 3, 4, core::Precision::Fp8};
+    s.workload.mla = core::MlaConfig{1536, 512, 128, 64, 128};
+    const std::string text = core::serializeScenario(s);
+    const Json doc = Json::parse(text);
+    QCOMPARE(doc["workload"]["attention"]["kind"].get<std::string>(), std::string("mla"));
+    QCOMPARE(doc["workload"]["attention"]["kv_lora_rank"].get<int>(), 512);
+    QCOMPARE(doc["workload"]["moe"]["max_nodes_per_token"].get<int>(), 4);
+    QCOMPARE(doc["workload"]["moe"]["dispatch_precision"].get<std::string>(), std::string("fp8"));
+    const core::LoadResult r = core::parseScenario(text, "mla.json");
+    QVERIFY2(r.ok(), qPrintable(joined(r.errors)));
+    QVERIFY2(r.warnings.empty(), qPrintable(joined(r.warnings)));
+    QVERIFY(*r.scenario == s);
+    QCOMPARE(core::serializeScenario(*r.scenario), text);
+
+    // "mha" names standard attention explicitly; it reads as the absent block.
+    Json mha = Json::parse(plainText);
+    mha["workload"]["attention"] = Json{{"kind", "mha"}};
+    const core::LoadResult m = core::parseScenario(mha.dump(2), "mha.json");
+    QVERIFY2(m.ok(), qPrintable(joined(m.errors)));
+    QVERIFY(m.scenario->workload == plain.workload);
 }
 
 void TestScenarioIo::roundTripSplitShard()
@@ -307,8 +343,7 @@ void TestScenarioIo::malformed_data()
 
     // Consistency of the parallel layout.
     // Fewer GPUs than the topology holds is a warning (spare GPUs), more an error.
-    set("degrees place more GPUs than the topology holds", "/parallelism/tp", "16",
-        "/parallelism");
+    set("degrees place more GPUs than the topology holds", "/parallelism/tp", "16", "/parallelism");
     set("tp does not divide heads", "/parallelism/tp", "3", "/parallelism/tp");
     set("kv_heads does not divide heads", "/workload/kv_heads", "7", "/workload/kv_heads");
     set("stage list of wrong size", "/placement/shards/0/stage_datacenters", "[0, 0, 4]",
@@ -330,6 +365,14 @@ void TestScenarioIo::malformed_data()
         "/placement/shards/0/split_datacenters/1");
     set("split over one datacenter", "/placement/shards/0/split_datacenters", "[0]",
         "/placement/shards/0/split_datacenters");
+    set("attention kind unknown", "/workload/attention", R"({"kind": "gqa"})",
+        "/workload/attention/kind");
+    set("mla without its latent rank", "/workload/attention",
+        R"({"kind": "mla", "qk_nope_head_dim": 128, "qk_rope_head_dim": 64, "v_head_dim": 128})",
+        "/workload/attention/kv_lora_rank");
+    set("dispatch precision unknown", "/workload/moe",
+        R"({"experts": 8, "top_k": 2, "expert_ffn_hidden": 64, "dispatch_precision": "fp4"})",
+        "/workload/moe/dispatch_precision");
     set("split dimension not tp or cp", "/placement/shards/0",
         R"({"dp_replicas": 4, "stage_datacenters": [0, 0, 0, 4], "split_datacenters": [0, 4],
             "split_dim": "ep"})",

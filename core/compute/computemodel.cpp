@@ -119,16 +119,17 @@ LayerCompute layerCompute(const Workload& w, const Parallelism& par, bool moeLay
     const double b = std::max(1, par.microBatch);
     const double s = w.seqLen;
     const double h = w.hidden;
-    const double d = headDim(w);
+    const double dqk = qkHeadDim(w); // h / a, or MLA's 192 (DeepSeek-V3)
+    const double dv = valueHeadDim(w);
     const double tokens = b * s / cp;                       // T: tokens on this GPU's TP group
     const double seqShard = par.sequenceParallel ? t : 1.0; // SP shards norm/dropout regions
     const double headsPerGpu = std::max(1.0, w.heads / t);
-    const double kvDim = static_cast<double>(w.kvHeads) * d;
     const double mats = mlpMatrices(w.activation);
     const bool fused = fusedAttention(accel, par.kernels);
     const bool fuseElementwise = par.kernels.fusedElementwise;
+    const bool mla = w.mla.enabled();
     // Parallel block (PaLM section 2): QKV and a dense fc1 share their input, one GEMM.
-    const bool fusedInput = w.parallelBlock && !moeLayer;
+    const bool fusedInput = w.parallelBlock && !moeLayer && !mla;
 
     // Column-parallel GEMMs (TP all-gather side) and row-parallel ones (reduce side), timed
     // apart for the TP overlap windows (stagecost.cpp).
@@ -138,11 +139,18 @@ LayerCompute layerCompute(const Workload& w, const Parallelism& par, bool moeLay
     // fc1 split by columns, projection and fc2 by rows. With CP each GPU holds s/cp queries
     // against all s keys (ring attention, Liu et al. 2023).
     const double f = w.ffnHidden;
-    if (fusedInput)
-        column.add(tokens, ((h + 2.0 * kvDim) + (mats - 1.0) * f) / t, h); // [QKV | fc1]
-    else
-        column.add(tokens, (h + 2.0 * kvDim) / t, h); // QKV
-    row.add(tokens, h, h / t);                        // output projection
+    const AttentionGemms attn = attentionGemms(w, tokens, t);
+    GemmClock upProjections{accel, w.precision}; // MLA's, recomputed (DeepSeek-V3 sec. 3.2.3)
+    for (int i = 0; i < attn.inputs; ++i) {
+        const GemmShape& g = attn.input[i];
+        if (fusedInput) // [QKV | fc1]
+            column.add(g.m, g.n + (mats - 1.0) * f / t, g.k);
+        else
+            column.add(g.m, g.n, g.k); // QKV, or MLA's down and up projections
+        if (g.upProjection)
+            upProjections.add(g.m, g.n, g.k);
+    }
+    row.add(attn.output.m, attn.output.n, attn.output.k); // output projection
     // Attention core. Unfused: scores Q K^T and probabilities x V as batched GEMMs through HBM,
     // softmax with mask and dropout over a*s^2 scores reading and writing them twice plus the
     // mask (9 bytes per score, the tensors Korthikanti et al. 2022 section 4.1 stores).
@@ -158,8 +166,9 @@ LayerCompute layerCompute(const Workload& w, const Parallelism& par, bool moeLay
         // Score elements computed: the causal (or windowed) part only; Megatron's context
         // parallelism balances it over the cp ranks.
         const double scores = (s / cp) * s * heads * causalScoreFraction(w);
-        const double f1 = 2.0 * scores * d;
-        attnFlops = 2.0 * f1;
+        const double f1 = 2.0 * scores * dqk; // Q K^T
+        const double f2 = 2.0 * scores * dv;  // P V
+        attnFlops = f1 + f2;
         // The online softmax runs on the CUDA cores between the two GEMMs and, in
         // FlashAttention-2 style kernels, is not overlapped with them (Shah et al. 2024,
         // FlashAttention-3, sections 1 and 3.1: H100 SXM5 has 989 TFLOP/s of BF16 matmul but
@@ -175,14 +184,14 @@ LayerCompute layerCompute(const Workload& w, const Parallelism& par, bool moeLay
                                                               : 4096.0;
         const double clockSms = peakFlopsPerS(accel, Precision::Bf16) / perClk; // SM x Hz
         const double softmaxS = scores * (1.0 / (16.0 * clockSms) + 4.0 / (128.0 * clockSms));
-        attnForwardS = tensorTimeS(f1, s / cp, s, d, heads, accel, Precision::Bf16) +
-                       tensorTimeS(f1, s / cp, d, s, heads, accel, Precision::Bf16) + softmaxS;
+        attnForwardS = tensorTimeS(f1, s / cp, s, dqk, heads, accel, Precision::Bf16) +
+                       tensorTimeS(f2, s / cp, dv, s, heads, accel, Precision::Bf16) + softmaxS;
         // Backward: 5 GEMMs for the forward's 2 (Dao 2023 section 3.1.2).
         attnBackwardS = 2.5 * (attnForwardS - softmaxS) + softmaxS;
     } else {
         GemmClock core{accel, Precision::Bf16};
-        core.add(s / cp, s, d, heads); // scores Q K^T
-        core.add(s / cp, d, s, heads); // probabilities x V
+        core.add(s / cp, s, dqk, heads); // scores Q K^T
+        core.add(s / cp, dv, s, heads);  // probabilities x V
         scoreBytes = 9.0 * heads * (s / cp) * s;
         attnFlops = core.flops;
         attnForwardS = core.timeS + scoreBytes / hbmBytesPerS(accel);
@@ -197,18 +206,23 @@ LayerCompute layerCompute(const Workload& w, const Parallelism& par, bool moeLay
     const double normBytes = fuseElementwise ? 2.0 : 4.0;
     const double addBytes = w.parallelBlock ? 10.0 : 2.0 * 7.0;
     double bytes = (norms * normBytes + addBytes) * tokens * h / seqShard;
+    // MLA normalises its two latents (q_norm, kv_norm in model.py): read and write each.
+    const double latentNormBytes = mla ? 4.0 * tokens * (w.mla.qLoraRank + w.mla.kvLoraRank) : 0.0;
+    bytes += latentNormBytes;
     // Launches: 4 GEMMs (3 with the fused input), 3 attention kernels, norms, residual adds,
     // the activation function (Megatron-LM's fused bias-GeLU); fused norms and activation
     // ride on the adds and on fc1.
     double kernels = (fusedInput ? 3.0 : 4.0) + 3.0 + norms * (fuseElementwise ? 0.0 : 1.0) +
                      (w.parallelBlock ? 1.0 : 2.0) + (fuseElementwise ? 0.0 : 1.0);
+    if (mla) // its further input GEMMs and the two latent norms
+        kernels += (attn.inputs - 1.0) + 2.0;
     if (moeLayer) {
         const MoeConfig& moe = w.moe;
         const double ep = std::max(1, par.ep);
         const double fe = moe.expertFfnHidden;
         const double routed = tokens * moe.topK; // token-expert pairs on this GPU
         const double localExperts = std::max(1.0, moe.experts / ep);
-        const double perExpert = routed / localExperts;              // balanced routing
+        const double perExpert = routed / localExperts;                // balanced routing
         column.add(tokens, moe.experts, h);                            // router
         column.add(perExpert, (mats - 1.0) * fe / t, h, localExperts); // expert fc1 (grouped)
         row.add(perExpert, h, fe / t, localExperts);                   // expert fc2
@@ -250,6 +264,12 @@ LayerCompute layerCompute(const Workload& w, const Parallelism& par, bool moeLay
     out.backwardS = 2.0 * other + attnBackwardS;
     if (par.recompute == Recompute::Full)
         out.recomputeS = out.forwardS;
+    else if (par.recompute == Recompute::Selective && mla)
+        // DeepSeek-V3 report section 3.2.3: recompute all RMSNorm operations and the MLA
+        // up-projections in backward, store neither their outputs nor the attention's Q, K, V.
+        out.recomputeS = upProjections.timeS +
+                         (latentNormBytes + norms * normBytes * tokens * h / seqShard) / rate +
+                         (attn.inputs + norms) * eff.kernelOverheadS;
     else if (par.recompute == Recompute::Selective)
         out.recomputeS = attnForwardS + 3.0 * eff.kernelOverheadS; // Korthikanti sec. 5
     return out;

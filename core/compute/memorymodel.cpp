@@ -11,12 +11,18 @@ LayerParams layerParamsPerGpu(const Workload& w, const Parallelism& par, bool mo
 {
     const double t = std::max(1, par.tp);
     const double h = w.hidden;
-    const double kvDim = static_cast<double>(w.kvHeads) * headDim(w);
     const double mats = mlpMatrices(w.activation);
     LayerParams p;
-    // Attention: QKV h x (h + 2 kv d) and projection h x h, split by TP; two norms replicated
-    // (one in a parallel block, PaLM section 2).
-    p.dense = (h * (h + 2.0 * kvDim) + h * h) / t + (w.parallelBlock ? 1.0 : 2.0) * h;
+    // Attention: the weights of its GEMMs per GPU (modelflops.h attentionGemms: QKV h x
+    // (h + 2 kv d) and projection h x h split by TP; MLA's down projections replicated, its up
+    // and output projections split), two norms replicated (one in a parallel block, PaLM
+    // section 2), and MLA's two latent norms (model.py q_norm, kv_norm).
+    const AttentionGemms attn = attentionGemms(w, 1.0, t);
+    for (int i = 0; i < attn.inputs; ++i)
+        p.dense += attn.input[i].n * attn.input[i].k;
+    p.dense += attn.output.n * attn.output.k + (w.parallelBlock ? 1.0 : 2.0) * h;
+    if (w.mla.enabled())
+        p.dense += w.mla.qLoraRank + w.mla.kvLoraRank;
     if (moeLayer) {
         const MoeConfig& moe = w.moe;
         const double expert = mats * h * moe.expertFfnHidden / t;
@@ -58,6 +64,7 @@ double activationBytesPerLayer(const Workload& w, const Parallelism& par, bool m
     const double a = w.heads;
     const double kvDim = static_cast<double>(w.kvHeads) * headDim(w);
     const double sp = par.sequenceParallel ? t : 1.0;
+    const bool selective = par.recompute == Recompute::Selective;
     const double sbh = s * b * h;
     // Full recompute keeps only each layer's input (Korthikanti et al. 2022 section 4.3).
     if (par.recompute == Recompute::Full)
@@ -75,6 +82,21 @@ double activationBytesPerLayer(const Workload& w, const Parallelism& par, bool m
     // Inside the TP regions (split by t): Q 2sbh, K and V 2*s*b*kv*d each (GQA shrinks them),
     // projection input 2sbh; = 8sbh with kv = a.
     double inside = (2.0 + g) * sbh + 4.0 * s * b * kvDim;
+    if (w.mla.enabled()) {
+        // Multi-head latent attention (DeepSeek-V3 report section 2.1.1): the query latent and
+        // the key-value latent with the rotary key (bf16), the up-projections' inputs (the
+        // normalised latents), Q and K of a*d_qk and V of a*d_v per token, and the output
+        // projection's input of a*d_v. DeepSeek-V3 (section 3.2.3) recomputes the norms and the
+        // up-projections in backward: only the latents and the attention output stay.
+        const MlaConfig& mla = w.mla;
+        const double latents = 2.0 * s * b * (mla.qLoraRank + mla.kvLoraRank + mla.qkRopeHeadDim);
+        const double normed = g * s * b * (mla.qLoraRank + mla.kvLoraRank);
+        const double qkv = 2.0 * s * b * a * (2.0 * mla.qkHeadDim() + mla.vHeadDim);
+        const double output = g * s * b * a * mla.vHeadDim;
+        // The latents are replicated over TP (their down projections are plain Linears).
+        outside += latents * sp;
+        inside = output + (selective ? 0.0 : normed * t + qkv);
+    }
     // MLP: activation input and fc2 input, 2*s*b*f each (GeLU: 16sbh with f = 4h); SwiGLU
     // keeps gate and up outputs (4*s*b*f) and the fc2 input (2*s*b*f).
     const double mats = mlpMatrices(w.activation);
@@ -91,8 +113,9 @@ double activationBytesPerLayer(const Workload& w, const Parallelism& par, bool m
     }
     // Attention core: softmax output 2as^2b, dropout mask as^2b, dropout output 2as^2b;
     // selective recompute drops exactly these (Korthikanti et al. 2022 section 5). With CP
-    // each GPU holds its s/cp queries against all s keys.
-    double core = par.recompute == Recompute::Selective ? 0.0 : 5.0 * a * s * (s * cp) * b;
+    // each GPU holds its s/cp queries against all s keys. With latent attention selective
+    // recompute is DeepSeek's (up-projections and norms, not the core): the core stays stored.
+    double core = selective && !w.mla.enabled() ? 0.0 : 5.0 * a * s * (s * cp) * b;
     if (fusedAttention) // flash: fp32 log-sum-exp per query and head (Dao 2023, Algorithm 1)
         core = 4.0 * a * s * b;
     return outside / sp + inside / t + core / t;

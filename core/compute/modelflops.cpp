@@ -21,6 +21,47 @@ double headDim(const Workload& workload)
     return static_cast<double>(workload.hidden) / std::max(1, workload.heads);
 }
 
+double qkHeadDim(const Workload& w)
+{
+    return w.mla.enabled() ? static_cast<double>(w.mla.qkHeadDim()) : headDim(w);
+}
+
+double valueHeadDim(const Workload& w)
+{
+    return w.mla.enabled() ? static_cast<double>(w.mla.vHeadDim) : headDim(w);
+}
+
+AttentionGemms attentionGemms(const Workload& w, double tokens, double tp)
+{
+    const double t = std::max(1.0, tp);
+    const double h = w.hidden;
+    AttentionGemms g;
+    auto add = [&g](double m, double n, double k, bool up) {
+        g.input[g.inputs++] = GemmShape{m, n, k, up};
+    };
+    if (!w.mla.enabled()) {
+        // Narayanan et al. 2021, Appendix: QKV h x 3h with as many K/V heads as Q heads;
+        // grouped-query attention shrinks K and V to kv*d columns each (Ainslie et al. 2023).
+        const double kvDim = static_cast<double>(w.kvHeads) * headDim(w);
+        add(tokens, (h + 2.0 * kvDim) / t, h, false);
+        g.output = GemmShape{tokens, h, h / t, false};
+        return g;
+    }
+    const MlaConfig& mla = w.mla;
+    const double a = w.heads;
+    const double qk = mla.qkHeadDim();
+    if (mla.qLoraRank > 0) {
+        add(tokens, mla.qLoraRank, h, false);         // W^{DQ}, eq. 6
+        add(tokens, a * qk / t, mla.qLoraRank, true); // W^{UQ} and W^{QR}, eqs. 7-8
+    } else {
+        add(tokens, a * qk / t, h, false); // DeepSeek-V2-Lite: queries projected directly
+    }
+    add(tokens, mla.kvLoraRank + mla.qkRopeHeadDim, h, false); // W^{DKV}, W^{KR}
+    add(tokens, a * (mla.qkNopeHeadDim + mla.vHeadDim) / t, mla.kvLoraRank, true); // W^{UK}, W^{UV}
+    g.output = GemmShape{tokens, h, a * mla.vHeadDim / t, false};                  // W^O, eq. 11
+    return g;
+}
+
 double attentionSpan(const Workload& w)
 {
     const double s = w.seqLen;
@@ -44,18 +85,27 @@ LayerFlops layerForwardFlops(const Workload& w, bool moeLayer)
 {
     const double s = w.seqLen;
     const double h = w.hidden;
-    const double kvDim = static_cast<double>(w.kvHeads) * headDim(w);
     const double mats = mlpMatrices(w.activation);
     LayerFlops f;
-    // Narayanan et al. 2021, Appendix: QKV 6*s*h^2 with as many K/V heads as Q heads; with
-    // grouped-query attention K and V shrink to kv*d columns each (Ainslie et al. 2023).
-    f.qkv = 2.0 * s * h * (h + 2.0 * kvDim);
-    // Attention scores and their product with V: 2*s^2*h each (ibid.), the full matrix; a
-    // sliding window spans w keys per query (MegaScale section 3.1: O(s*w)).
+    // Projections of the whole layer (tp = 1): QKV (or MLA's down and up projections) and the
+    // output projection, from the shapes of attentionGemms.
+    const AttentionGemms g = attentionGemms(w, s, 1.0);
+    for (int i = 0; i < g.inputs; ++i) {
+        f.qkv += g.input[i].flops();
+        if (g.input[i].upProjection)
+            f.upProjections += g.input[i].flops();
+    }
+    f.projection = g.output.flops();
+    // Attention scores and their product with V: 2*s^2*h each (Narayanan et al. 2021,
+    // Appendix), the full matrix, a*d_qk and a*d_v wide (h for standard attention; MLA:
+    // 128 heads x 192 and x 128 in DeepSeek-V3, report section 2.1.1); a sliding window spans
+    // w keys per query (MegaScale section 3.1: O(s*w)).
     const double span = attentionSpan(w);
-    f.scores = 2.0 * s * span * h;
-    f.values = 2.0 * s * span * h;
-    f.projection = 2.0 * s * h * h;
+    const double heads = w.mla.enabled() ? static_cast<double>(w.heads) : 1.0;
+    const double qkWidth = w.mla.enabled() ? heads * qkHeadDim(w) : h;
+    const double vWidth = w.mla.enabled() ? heads * valueHeadDim(w) : h;
+    f.scores = 2.0 * s * span * qkWidth;
+    f.values = 2.0 * s * span * vWidth;
     if (moeLayer) {
         const MoeConfig& moe = w.moe;
         // Router: one h x E GEMM per token (Fedus et al. 2021, Switch Transformer, section 2).
@@ -79,14 +129,21 @@ double logitsForwardFlops(const Workload& w)
 
 namespace {
 
-double layersForwardFlops(const Workload& w, bool attentionCoreOnly)
+// What selective recompute runs again: the attention core (Korthikanti et al. 2022 section 5)
+// or, with latent attention, the up-projections (DeepSeek-V3 report section 3.2.3).
+double selectiveFlops(const Workload& w, const LayerFlops& f)
+{
+    return w.mla.enabled() ? f.upProjections : f.attentionCore();
+}
+
+double layersForwardFlops(const Workload& w, bool selectiveOnly)
 {
     const int moeLayers = moeLayerCount(w);
     const int denseLayers = w.layers - moeLayers;
     const LayerFlops dense = layerForwardFlops(w, false);
     const LayerFlops moe = layerForwardFlops(w, true);
-    if (attentionCoreOnly)
-        return denseLayers * dense.attentionCore() + moeLayers * moe.attentionCore();
+    if (selectiveOnly)
+        return denseLayers * selectiveFlops(w, dense) + moeLayers * selectiveFlops(w, moe);
     return denseLayers * dense.total() + moeLayers * moe.total();
 }
 

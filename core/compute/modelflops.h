@@ -17,13 +17,15 @@ namespace archipelago::core {
 // group together), split by operator.
 struct LayerFlops
 {
-    double qkv = 0.0;        // 2*s*h*(h + 2*kv*d): Q plus grouped K and V projections
-    double scores = 0.0;     // 2*s*span*h: Q K^T for all heads (span = s, or the window)
-    double values = 0.0;     // 2*s*span*h: softmax(QK^T) V
-    double projection = 0.0; // 2*s*h^2
-    double mlp = 0.0;        // dense MLP: 2*s*h*f per matrix, 2 (GeLU) or 3 (SwiGLU) matrices
-    double router = 0.0;     // MoE: 2*s*h*E
-    double experts = 0.0;    // MoE: routed (top-k) plus shared experts
+    double qkv = 0.0;           // 2*s*h*(h + 2*kv*d): Q plus grouped K and V projections (MLA:
+                                // the query and key-value down and up projections, rotary key)
+    double scores = 0.0;        // 2*s*span*a*d_qk: Q K^T for all heads (span = s, or the window)
+    double values = 0.0;        // 2*s*span*a*d_v: softmax(QK^T) V
+    double projection = 0.0;    // 2*s*h*a*d_v (h^2 for standard attention)
+    double mlp = 0.0;           // dense MLP: 2*s*h*f per matrix, 2 (GeLU) or 3 (SwiGLU) matrices
+    double router = 0.0;        // MoE: 2*s*h*E
+    double experts = 0.0;       // MoE: routed (top-k) plus shared experts
+    double upProjections = 0.0; // MLA's up-projections, part of qkv (DeepSeek's recompute)
 
     double attentionCore() const { return scores + values; }
     double total() const { return qkv + scores + values + projection + mlp + router + experts; }
@@ -35,6 +37,33 @@ int moeLayerCount(const Workload& workload);
 
 // Head dimension h / a.
 double headDim(const Workload& workload);
+// Query/key and value dimensions of one head: h / a for standard attention; for multi-head
+// latent attention qk_nope + qk_rope (192 in DeepSeek-V3) and v_head_dim (128).
+double qkHeadDim(const Workload& workload);
+double valueHeadDim(const Workload& workload);
+
+// The attention's projection GEMMs for `tokens` tokens on one GPU of a tensor-parallel group of
+// `tp` (Megatron: input projections split by columns, the output projection by rows; Shoeybi
+// et al. 2019, section 3). Standard attention: one QKV GEMM h x (h + 2*kv*d). Multi-head
+// latent attention (DeepSeek-V3 report section 2.1.1, equations 1-9; deepseek-ai/DeepSeek-V3
+// inference/model.py, class MLA): query down h x q_lora (replicated: a plain Linear) and up
+// q_lora x a*d_qk (without a query rank, one h x a*d_qk), key-value down h x (kv_lora + d_rope)
+// (the compressed latent and the shared rotary key, replicated), key-value up
+// kv_lora x a*(d_nope + d_v); output a*d_v x h.
+struct GemmShape
+{
+    double m = 0.0, n = 0.0, k = 0.0;
+    bool upProjection = false; // an MLA up-projection (recomputed by DeepSeek-V3, section 3.2.3)
+    double flops() const { return 2.0 * m * n * k; }
+};
+struct AttentionGemms
+{
+    GemmShape input[4];
+    int inputs = 0;
+    GemmShape output;
+};
+AttentionGemms attentionGemms(const Workload& workload, double tokens, double tp);
+
 // Keys each query spans in the model-FLOPs convention: s, or the sliding window when shorter.
 double attentionSpan(const Workload& workload);
 // Fraction of the s x s score matrix a causal kernel that skips masked blocks computes
@@ -54,7 +83,8 @@ double logitsForwardFlops(const Workload& workload);
 double modelFlopsPerIteration(const Workload& workload);
 // Hardware FLOPs per iteration: model FLOPs plus what recompute runs again. Full recompute
 // reruns every layer's forward (not the logits); selective reruns the attention core
-// (Korthikanti et al. 2022, section 5). Used for HFU.
+// (Korthikanti et al. 2022, section 5), or with latent attention the MLA up-projections
+// (DeepSeek-V3 report section 3.2.3). Used for HFU.
 double hardwareFlopsPerIteration(const Workload& workload, Recompute recompute);
 
 } // namespace archipelago::core

@@ -1,8 +1,8 @@
 #include "evaluation/stagecost.h"
 
-#include "network/collectives.h"
 #include "compute/computemodel.h"
 #include "compute/modelflops.h"
+#include "network/collectives.h"
 
 #include <algorithm>
 
@@ -52,6 +52,45 @@ void expose(double comm, bool overlap, double window, double interferenceFactor,
     interference += interferenceFactor * hidden;
 }
 
+// Bytes per element of an FP8 dispatch: one byte, plus one FP32 scaling factor per 1 x 128
+// tile of the activation (DeepSeek-V3 report section 3.3.2, fine-grained quantization).
+constexpr double kFp8DispatchBytesPerElement = 1.0 + 4.0 / 128.0;
+
+// Expert parallel, one pass of one layer: the dispatch of the routed tokens to their experts and
+// the combine of the experts' outputs (Lepikhin et al. 2020, GShard, section 3.2); in backward
+// the activation gradients take the same two routes. `copyBytes`: the GPU's tokens once, BF16.
+// The dispatch runs at the routing's dispatch precision (forward activations and the
+// gradients sent back to the experts' down projections), the combine in BF16 (DeepSeek-V3
+// report section 3.3.3). Node-limited routing: the hierarchical dispatch of collectives.h
+// nodeLimitedAllToAll; otherwise a flat all-to-all with one copy per token and expert.
+double expertAllToAllS(const MoeConfig& moe, double copyBytes, const GroupPath& path,
+                       const EfficiencyParams& eff, double* group, double times,
+                       TrafficTally* traffic, CollectiveMemo* memo)
+{
+    if (path.size() <= 1 || copyBytes <= 0.0)
+        return 0.0;
+    const double dispatchScale =
+        moe.dispatchPrecision == Precision::Fp8 ? kFp8DispatchBytesPerElement / 2.0 : 1.0;
+    if (moe.nodeLimited()) {
+        double seconds = 0.0;
+        for (const double scale : {dispatchScale, 1.0}) {
+            const CollectiveCost c =
+                nodeLimitedAllToAll(copyBytes * scale, moe.topK, moe.maxNodesPerToken, path, eff);
+            if (traffic)
+                traffic->add(group, c.bytesPerLevel, c.levels, times);
+            seconds += c.timeS;
+        }
+        return seconds;
+    }
+    const double routed = copyBytes * moe.topK;
+    if (dispatchScale == 1.0)
+        return collective(hierarchicalAllToAll, routed, path, eff, 2.0, group, times, traffic,
+                          memo);
+    return collective(hierarchicalAllToAll, routed * dispatchScale, path, eff, 1.0, group, times,
+                      traffic, memo) +
+           collective(hierarchicalAllToAll, routed, path, eff, 1.0, group, times, traffic, memo);
+}
+
 } // namespace
 
 const LayerCompute& LayerComputeMemo::get(const Workload& workload, const Parallelism& par,
@@ -73,7 +112,10 @@ ChunkParts chunkCost(const Workload& w, const Parallelism& par, const PlacementA
     const double tokens =
         std::max(1, par.microBatch) * static_cast<double>(w.seqLen) / std::max(1, par.cp);
     const double actBytes = tokens * w.hidden * 2.0; // bf16 activation of the TP group
-    const double kvBytes = 2.0 * tokens * w.kvHeads * headDim(w) / t * 2.0; // K and V, bf16
+    // K and V, bf16 (MLA: each head's keys of d_qk and values of d_v, up-projected)
+    const double kvWidth =
+        w.mla.enabled() ? w.heads * (qkHeadDim(w) + valueHeadDim(w)) : 2.0 * w.kvHeads * headDim(w);
+    const double kvBytes = tokens * kvWidth / t * 2.0;
     const bool full = par.recompute == Recompute::Full;
     const OverlapOptions& ov = par.overlap;
     double* tpBytes = traffic ? &traffic->groups.tp : nullptr;
@@ -110,13 +152,9 @@ ChunkParts chunkCost(const Workload& w, const Parallelism& par, const PlacementA
         // K/V again plus their gradients (2x).
         c.cp = collective(hierarchicalAllGather, kvBytes * std::max(1, par.cp), pl.cp, eff, 1.0,
                           cpBytes, n * microBatches * (passes + 1.0), traffic, collectives);
-        if (moe) {
-            // Expert parallel: dispatch and combine all-to-all of the routed tokens, forward
-            // and backward (Lepikhin et al. 2020, GShard, section 3.2).
-            const double routed = actBytes * w.moe.topK / t;
-            c.ep = collective(hierarchicalAllToAll, routed, pl.ep, eff, 2.0, epBytes,
-                              n * microBatches * passes, traffic, collectives);
-        }
+        if (moe)
+            c.ep = expertAllToAllS(w.moe, actBytes / t, pl.ep, eff, epBytes,
+                                   n * microBatches * passes, traffic, collectives);
         const double expertWindow = lc.forwardS - lc.attentionCoreS;
         // EP all-to-all: under the layer's own expert compute when overlapped (ep_comm); in a
         // paired schedule the dispatch and combine of one micro-batch's forward run under the
@@ -131,8 +169,8 @@ ChunkParts chunkCost(const Workload& w, const Parallelism& par, const PlacementA
         // all-gathers under QKV and fc1, reduce-scatters and all-reduces under the projection
         // and fc2.
         auto exposeTp = [&](double times, bool overlap, double gemmScale, ChunkParts& into) {
-            expose(c.tpGather * times, overlap, gemmScale * lc.columnGemmS,
-                   eff.commInterference, into.tp, into.interference);
+            expose(c.tpGather * times, overlap, gemmScale * lc.columnGemmS, eff.commInterference,
+                   into.tp, into.interference);
             expose(c.tpReduce * times, overlap, gemmScale * lc.rowGemmS, eff.commInterference,
                    into.tp, into.interference);
         };

@@ -65,6 +65,8 @@ LayerBound layerBound(const Workload& w, const Parallelism& par, bool moe,
     out.backwardS = 2.0 * gemmS + (fused ? 2.5 : 2.0) * attentionS;
     if (par.recompute == Recompute::Full)
         out.backwardS += out.forwardS; // the whole forward again (Korthikanti et al. 2022)
+    else if (par.recompute == Recompute::Selective && w.mla.enabled())
+        out.backwardS += atPeakS(f.upProjections, accel, w.precision); // DeepSeek-V3 sec. 3.2.3
     else if (par.recompute == Recompute::Selective)
         out.backwardS += attentionS; // the attention core again (ibid. section 5)
     return out;
@@ -82,23 +84,27 @@ LayerGemmFlops layerGemmFlops(const Workload& w, const Parallelism& par, bool mo
     const double b = std::max(1, par.microBatch);
     const double s = w.seqLen;
     const double h = w.hidden;
-    const double d = headDim(w);
+    const double dqk = qkHeadDim(w);
+    const double dv = valueHeadDim(w);
     const double tokens = b * s / cp;
     const double headsPerGpu = std::max(1.0, w.heads / t);
-    const double kvDim = static_cast<double>(w.kvHeads) * d;
     const double mats = mlpMatrices(w.activation);
     const double f = w.ffnHidden;
-    const bool fusedInput = w.parallelBlock && !moeLayer;
+    const bool fusedInput = w.parallelBlock && !moeLayer && !w.mla.enabled();
     double gemm = 0.0;
     const auto add = [&gemm](double m, double n, double k, double batch = 1.0) {
         if (m > 0.0 && n > 0.0 && k > 0.0 && batch > 0.0)
             gemm += 2.0 * m * n * k * batch;
     };
-    if (fusedInput)
-        add(tokens, ((h + 2.0 * kvDim) + (mats - 1.0) * f) / t, h);
-    else
-        add(tokens, (h + 2.0 * kvDim) / t, h);
-    add(tokens, h, h / t);
+    double upProjections = 0.0;
+    const AttentionGemms attn = attentionGemms(w, tokens, t);
+    for (int i = 0; i < attn.inputs; ++i) {
+        const GemmShape& g = attn.input[i];
+        add(g.m, fusedInput ? g.n + (mats - 1.0) * f / t : g.n, g.k);
+        if (g.upProjection)
+            upProjections += g.flops();
+    }
+    add(attn.output.m, attn.output.n, attn.output.k);
     if (moeLayer) {
         const MoeConfig& moe = w.moe;
         const double ep = std::max(1, par.ep);
@@ -122,11 +128,12 @@ LayerGemmFlops layerGemmFlops(const Workload& w, const Parallelism& par, bool mo
     const double heads = b * headsPerGpu;
     LayerGemmFlops out;
     out.gemm = gemm;
+    out.upProjections = upProjections;
     if (fused) {
         const double scores = (s / cp) * s * heads * causalScoreFraction(w);
-        out.attention = 2.0 * (2.0 * scores * d);
-    } else if (s / cp > 0.0 && s > 0.0 && d > 0.0 && heads > 0.0) {
-        out.attention = 2.0 * (2.0 * (s / cp) * s * d * heads);
+        out.attention = 2.0 * scores * (dqk + dv);
+    } else if (s / cp > 0.0 && s > 0.0 && dqk > 0.0 && heads > 0.0) {
+        out.attention = 2.0 * (s / cp) * s * (dqk + dv) * heads;
     }
     return out;
 }

@@ -47,6 +47,7 @@ struct LayerGemmFlops
 {
     double gemm = 0.0;
     double attention = 0.0;
+    double upProjections = 0.0; // MLA's up-projections, part of gemm (selective recompute)
 };
 LayerGemmFlops layerGemmFlops(const Workload& workload, const Parallelism& par, bool moeLayer,
                               bool fusedAttention);

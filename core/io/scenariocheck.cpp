@@ -195,6 +195,9 @@ void checkWorkload(DiagnosticSink& sink, const Workload& w)
     ShapeFindings moe;
     checkMoeFields(w, moe);
     addFindings(sink, moe);
+    ShapeFindings mla;
+    checkMlaFields(w, mla);
+    addFindings(sink, mla);
 }
 
 } // namespace

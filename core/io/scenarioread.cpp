@@ -102,6 +102,27 @@ void readMoe(ObjectReader& r, MoeConfig& moe)
     r.integer(keys::kExpertFfnHidden, moe.expertFfnHidden, kReq);
     r.integer(keys::kSharedExperts, moe.sharedExperts, kOpt, kNonNegative.expected);
     r.integer(keys::kFirstDenseLayers, moe.firstDenseLayers, kOpt, kNonNegative.expected);
+    r.integer(keys::kMaxNodesPerToken, moe.maxNodesPerToken, kOpt, kNonNegative.expected);
+    r.enumeration(keys::kDispatchPrecision, moe.dispatchPrecision, precisionFromString,
+                  "bf16 | fp8");
+}
+
+// "mha": standard multi-head or grouped-query attention from heads and kv_heads (also what an
+// absent object means); "mla": multi-head latent attention with its ranks and head dimensions.
+void readAttention(ObjectReader& r, MlaConfig& mla)
+{
+    std::string kind;
+    if (!r.string(keys::kKind, kind, kReq) || kind == "mha")
+        return;
+    if (kind != "mla") {
+        r.error(keys::kKind, "expected one of mha | mla, got \"" + kind + "\"");
+        return;
+    }
+    r.integer(keys::kQLoraRank, mla.qLoraRank, kOpt, kNonNegative.expected);
+    r.integer(keys::kKvLoraRank, mla.kvLoraRank, kReq);
+    r.integer(keys::kQkNopeHeadDim, mla.qkNopeHeadDim, kReq);
+    r.integer(keys::kQkRopeHeadDim, mla.qkRopeHeadDim, kReq, kNonNegative.expected);
+    r.integer(keys::kVHeadDim, mla.vHeadDim, kReq);
 }
 
 void readWorkload(ObjectReader& r, Workload& w)
@@ -118,6 +139,7 @@ void readWorkload(ObjectReader& r, Workload& w)
     r.integer(keys::kVocab, w.vocab, kReq);
     r.integer(keys::kSeqLen, w.seqLen, kReq);
     r.object(keys::kMoe, kOpt, [&](ObjectReader& m) { readMoe(m, w.moe); });
+    r.object(keys::kAttention, kOpt, [&](ObjectReader& a) { readAttention(a, w.mla); });
     r.integer(keys::kGlobalBatch, w.globalBatch, kReq, kGlobalBatch.expected);
     r.enumeration(keys::kPrecision, w.precision, precisionFromString, "bf16 | fp8");
     r.number(keys::kTrainTokens, w.trainTokens, kOpt);

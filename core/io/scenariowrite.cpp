@@ -105,6 +105,21 @@ Json toJson(const Workload& w)
                              {keys::kExpertFfnHidden, w.moe.expertFfnHidden},
                              {keys::kSharedExperts, w.moe.sharedExperts},
                              {keys::kFirstDenseLayers, w.moe.firstDenseLayers}};
+        // Routing switches, written when set (absent = a flat BF16 all-to-all).
+        if (w.moe.maxNodesPerToken != 0)
+            j[keys::kMoe][keys::kMaxNodesPerToken] = w.moe.maxNodesPerToken;
+        if (w.moe.dispatchPrecision != Precision::Bf16)
+            j[keys::kMoe][keys::kDispatchPrecision] = toString(w.moe.dispatchPrecision);
+    }
+    // Absent means standard attention; the whole block when any field differs, so that the
+    // round trip stays exact.
+    if (w.mla != MlaConfig{}) {
+        j[keys::kAttention] = Json{{keys::kKind, "mla"},
+                                   {keys::kQLoraRank, w.mla.qLoraRank},
+                                   {keys::kKvLoraRank, w.mla.kvLoraRank},
+                                   {keys::kQkNopeHeadDim, w.mla.qkNopeHeadDim},
+                                   {keys::kQkRopeHeadDim, w.mla.qkRopeHeadDim},
+                                   {keys::kVHeadDim, w.mla.vHeadDim}};
     }
     j[keys::kGlobalBatch] = w.globalBatch;
     j[keys::kPrecision] = toString(w.precision);

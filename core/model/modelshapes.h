@@ -1,8 +1,9 @@
 // Published model shapes offered as a pick list ("Model: GPT-3 175B") in the workload editor.
 // Each entry fills the transformer's shape (layers, hidden, heads, KV heads, FFN, activation,
-// vocabulary, sequence length, MoE block) and leaves the batch, precision and training length
-// to the scenario. Every figure is taken from a preset in presets/, a published run in the
-// validation set (../shared/validation) or the model's own paper; the source is kept with it.
+// vocabulary, sequence length, MoE block and its routing, latent attention) and leaves the batch,
+// precision and training length to the scenario. Every figure is taken from a preset in presets/, a
+// published run in the validation set (../shared/validation) or the model's own paper; the source
+// is kept with it.
 #pragma once
 
 #include "model/scenario.h"
@@ -25,6 +26,7 @@ struct ModelShape
     int vocab;
     int seqLen;
     MoeConfig moe; // experts = 0: dense
+    MlaConfig mla; // disabled: standard attention
 };
 
 // The published shapes, smallest family first.

@@ -139,9 +139,37 @@ struct MoeConfig
     int expertFfnHidden = 0;
     int sharedExperts = 0;
     int firstDenseLayers = 0; // leading layers that stay dense (DeepSeek-V3: 3)
+    // Node-limited routing (DeepSeek-V3 report section 2.1.2): each token goes to at most this
+    // many nodes, and its dispatch and combine run hierarchically, once per node over the
+    // scale-out fabric, then forwarded over the scale-up domain (section 3.2.2). 0 = no limit
+    // and a flat all-to-all with one copy per token and expert (GShard).
+    int maxNodesPerToken = 0;
+    // Precision of the dispatched activations (and of the activation gradients sent to the
+    // experts in backward); the combine stays BF16 (DeepSeek-V3 report section 3.3.3).
+    Precision dispatchPrecision = Precision::Bf16;
     bool enabled() const { return experts > 0; }
+    bool nodeLimited() const { return maxNodesPerToken > 0; }
 
     bool operator==(const MoeConfig&) const = default;
+};
+
+// Multi-head latent attention (DeepSeek-AI 2024, DeepSeek-V2 report section 2.1 and DeepSeek-V3
+// report section 2.1.1; dimensions as in deepseek-ai/DeepSeek-V3 inference/model.py, class MLA):
+// queries through a rank-qLoraRank bottleneck (0 = one direct projection), keys and values
+// from one compressed latent of kvLoraRank plus a shared rotary key of qkRopeHeadDim, each head
+// with qkNopeHeadDim + qkRopeHeadDim query/key dimensions and vHeadDim value dimensions.
+// kvLoraRank 0 = standard multi-head or grouped-query attention (heads, kv_heads, h / heads).
+struct MlaConfig
+{
+    int qLoraRank = 0;
+    int kvLoraRank = 0;
+    int qkNopeHeadDim = 0;
+    int qkRopeHeadDim = 0;
+    int vHeadDim = 0;
+    bool enabled() const { return kvLoraRank > 0; }
+    int qkHeadDim() const { return qkNopeHeadDim + qkRopeHeadDim; }
+
+    bool operator==(const MlaConfig&) const = default;
 };
 
 struct Workload
@@ -156,6 +184,7 @@ struct Workload
     int vocab = 1;
     int seqLen = 1;
     MoeConfig moe;
+    MlaConfig mla;       // disabled = standard attention
     int globalBatch = 1; // sequences per iteration
     Precision precision = Precision::Bf16;
     double trainTokens = 1e12; // tokens to train, for time and GPU-hours to train

@@ -566,6 +566,20 @@ void checkMoeFields(const Workload& w, ShapeFindings& out)
     checkIntLimit(out, "/workload/moe/expert_ffn_hidden", moe.expertFfnHidden, kPositive);
     checkIntLimit(out, "/workload/moe/shared_experts", moe.sharedExperts, kNonNegative);
     checkIntLimit(out, "/workload/moe/first_dense_layers", moe.firstDenseLayers, kNonNegative);
+    checkIntLimit(out, "/workload/moe/max_nodes_per_token", moe.maxNodesPerToken, kNonNegative);
+}
+
+void checkMlaFields(const Workload& w, ShapeFindings& out)
+{
+    using namespace limits;
+    const MlaConfig& mla = w.mla;
+    if (mla == MlaConfig{})
+        return;
+    checkIntLimit(out, "/workload/attention/q_lora_rank", mla.qLoraRank, kNonNegative);
+    checkIntLimit(out, "/workload/attention/kv_lora_rank", mla.kvLoraRank, kPositive);
+    checkIntLimit(out, "/workload/attention/qk_nope_head_dim", mla.qkNopeHeadDim, kPositive);
+    checkIntLimit(out, "/workload/attention/qk_rope_head_dim", mla.qkRopeHeadDim, kNonNegative);
+    checkIntLimit(out, "/workload/attention/v_head_dim", mla.vHeadDim, kPositive);
 }
 
 void checkParallelismFields(const Scenario& s, ShapeRules rules, ShapeFindings& out)

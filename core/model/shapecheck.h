@@ -83,6 +83,8 @@ void checkAccelerator(const Datacenter& dc, std::size_t index, const Catalog& ca
 void checkWorkloadDimensions(const Workload& workload, ShapeRules rules, ShapeFindings& out);
 // The mixture-of-experts fields (ShapeRules::Scenario only).
 void checkMoeFields(const Workload& workload, ShapeFindings& out);
+// Multi-head latent attention's ranks and head dimensions, when any is set.
+void checkMlaFields(const Workload& workload, ShapeFindings& out);
 // Degrees, micro-batch, ZeRO stage, rank order, shard replicas and layers per stage.
 void checkParallelismFields(const Scenario& scenario, ShapeRules rules, ShapeFindings& out);
 

@@ -225,6 +225,51 @@ CollectiveCost hierarchicalAllToAll(double bytes, const GroupPath& path,
     return cost;
 }
 
+double remoteNodeCopies(double topK, int maxNodes, double nodes)
+{
+    if (!(nodes > 1.0) || !(topK > 0.0))
+        return 0.0;
+    const double reach = maxNodes > 0 ? std::min(nodes, static_cast<double>(maxNodes)) : nodes;
+    const double distinct = reach > 1.0 ? reach * (1.0 - std::pow(1.0 - 1.0 / reach, topK)) : 1.0;
+    return distinct * (nodes - 1.0) / nodes;
+}
+
+CollectiveCost nodeLimitedAllToAll(double tokenBytes, double topK, int maxNodes,
+                                   const GroupPath& path, const EfficiencyParams& eff)
+{
+    CollectiveCost cost;
+    cost.levels = static_cast<int>(std::min<std::size_t>(path.levels.size(), 8));
+    if (cost.levels == 0 || !(tokenBytes > 0.0) || !(topK > 0.0))
+        return cost;
+    const bool scaleUp = path.levels[0].linkClass == LinkClass::ScaleUp;
+    const double local = scaleUp ? std::max(1, path.levels[0].participants) : 1.0;
+    const double nodes = std::max(1, path.size()) / local;
+    // Scale-up: every copy whose expert sits on another GPU of the node that receives it.
+    if (scaleUp && local > 1.0) {
+        const LevelLink& level = path.levels[0];
+        const double bytes = topK * (local - 1.0) / local * tokenBytes;
+        cost.timeS = bytes / safeRate(levelBytesPerS(level, eff)) + (local - 1.0) * level.latencyS;
+        cost.bytesPerLevel[0] = bytes;
+    }
+    // Fabric levels: the remote node copies, each level carrying the share of destination nodes
+    // outside the containers below it and inside its own (as hierarchicalAllToAll does).
+    const double remote = remoteNodeCopies(topK, maxNodes, nodes) * tokenBytes;
+    double inner = 1.0; // nodes reachable inside the levels below
+    for (int i = scaleUp ? 1 : 0; i < cost.levels; ++i) {
+        const LevelLink& level = path.levels[static_cast<std::size_t>(i)];
+        const int n = level.participants;
+        if (n <= 1)
+            continue;
+        const double levelBytes = remote * (inner * n - inner) / std::max(1.0, nodes - 1.0);
+        const double t =
+            levelBytes / safeRate(levelBytesPerS(level, eff)) + (n - 1.0) * level.latencyS;
+        cost.timeS = std::max(cost.timeS, t);
+        cost.bytesPerLevel[i] += levelBytes;
+        inner *= n;
+    }
+    return cost;
+}
+
 const CollectiveCost& CollectiveMemo::get(CollectiveFn fn, double bytes, const GroupPath& path,
                                           const EfficiencyParams& eff)
 {

@@ -66,6 +66,22 @@ CollectiveCost hierarchicalAllGather(double bytes, const GroupPath& path,
 CollectiveCost hierarchicalAllToAll(double bytes, const GroupPath& path,
                                     const EfficiencyParams& eff);
 
+// Expert dispatch (or combine) under node-limited routing (DeepSeek-V3 report sections 2.1.2
+// and 3.2.2): each token's `topK` expert copies of `tokenBytes` go to at most `maxNodes`
+// nodes; a token crosses the scale-out fabric once per distinct remote node (to the GPU of the
+// same local index), which forwards it over the scale-up domain to the GPUs of its experts
+// (the combine reduces in the reverse order). The path's first level is the node's scale-up
+// domain when it has one. Distinct nodes: the k experts spread uniformly over the
+// r = min(maxNodes, nodes) nodes a token may reach, r (1 - (1 - 1/r)^k) occupied (Mitzenmacher
+// and Upfal 2005, section 5.2, balls into bins), each remote with probability (nodes-1)/nodes.
+// Fabric and scale-up run concurrently, the slower decides (DeepSeek-V3 section 3.2.2: "IB and
+// NVLink are fully overlapped").
+CollectiveCost nodeLimitedAllToAll(double tokenBytes, double topK, int maxNodes,
+                                   const GroupPath& path, const EfficiencyParams& eff);
+// Copies of one token that cross the scale-out fabric under that routing (the formula above),
+// for `nodes` nodes of the expert-parallel group.
+double remoteNodeCopies(double topK, int maxNodes, double nodes);
+
 using CollectiveFn = CollectiveCost (*)(double, const GroupPath&, const EfficiencyParams&);
 
 // The last few collectives one evaluation computed, by (function, bytes, path, efficiency):

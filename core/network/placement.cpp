@@ -222,8 +222,10 @@ void Analyzer::analyzeDenseGroups(PlacementAnalysis& out)
         // generator: cp folded into the expert data-parallel dimension).
         const std::int64_t expertSpace = layout.dpLocal * par.cp;
         const std::int64_t epLocal = std::gcd(std::int64_t{std::max(1, par.ep)}, expertSpace);
+        // Node-limited routing dispatches over the fabric to the same local index of each
+        // target node, then forwards over the scale-up domain (DeepSeek-V3 section 3.2.2).
         GroupPath ep{detail::intraLevels(layout, detail::stride(order, ParallelDim::Ep, expert),
-                                         epLocal, true)};
+                                         epLocal, true, m_scenario.workload.moe.nodeLimited())};
         if (epLocal < par.ep && m_stages.front().dcs.size() > 1) {
             ep.levels.push_back(detail::dciLevel(
                 m_ctx, {m_stages.front().dcs[0], m_stages.front().dcs[1]},

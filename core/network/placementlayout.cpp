@@ -160,7 +160,8 @@ std::int64_t stride(const std::vector<ParallelDim>& order, ParallelDim dim, cons
     return s; // a dimension missing from the order is outermost
 }
 
-LevelList intraLevels(const DcLayout& layout, std::int64_t s, std::int64_t n, bool allToAll)
+LevelList intraLevels(const DcLayout& layout, std::int64_t s, std::int64_t n, bool allToAll,
+                      bool railAligned)
 {
     LevelList levels;
     if (n <= 1)
@@ -180,7 +181,8 @@ LevelList intraLevels(const DcLayout& layout, std::int64_t s, std::int64_t n, bo
         l.latencyS = kScaleUpStepLatencyS;
         levels.push_back(l);
     }
-    const double crossRail = allToAll ? crossRailFraction(s, m0, f.gpusPerDomain) : 0.0;
+    const double crossRail =
+        allToAll && !railAligned ? crossRailFraction(s, m0, f.gpusPerDomain) : 0.0;
     // After the scale-up stage, m0 fabric rings (one per local index) run side by side; each has
     // m1/m0 members per leaf and m2/m0 per pod, and one edge out of each (ringMembers). An
     // all-to-all sends to every member outside the container instead.

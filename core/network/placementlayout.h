@@ -52,7 +52,11 @@ Sizes expertSizes(const Parallelism& par, const DcLayout& layout);
 std::int64_t stride(const std::vector<ParallelDim>& order, ParallelDim dim, const Sizes& sizes);
 
 // Levels of a group of `n` members at rank stride `stride` inside one datacenter.
-LevelList intraLevels(const DcLayout& layout, std::int64_t stride, std::int64_t n, bool allToAll);
+// `railAligned`: an all-to-all whose scale-out hop always lands on the peer of the same local
+// index (the same rail) and is forwarded over the scale-up domain as a level of its own
+// (DeepSeek-V3 report section 3.2.2), so a rail-only fabric adds no forwarding to the hop.
+LevelList intraLevels(const DcLayout& layout, std::int64_t stride, std::int64_t n, bool allToAll,
+                      bool railAligned = false);
 
 // Add `flows` to every directed link on the route a -> b.
 void addRouteLoads(Context& ctx, Id a, Id b, double flows, DciLoads& loads);
