@@ -27,29 +27,30 @@ constexpr MoeConfig kDense{};
 // presets/deepseek-v3-moe-2048-h800.json. MLA is modelled as 128 KV heads.
 constexpr std::array<ModelShape, 8> kShapes{{
     {"Llama 3 8B", "Llama 3 Herd of Models, Table 3; validation dgxc2411-llama31-8b-8gpu-cp2", 32,
-     4096, 32, 8, 14336, FfnActivation::Swiglu, 128256, 8192, kDense},
+     4096, 32, 8, 14336, FfnActivation::Swiglu, 128256, 8192, kDense, false},
     {"Nemotron-4 15B",
      "Nemotron-4 15B Technical Report, Table 1; validation "
      "dgxc2411-nemotron4-15b-16gpu",
-     32, 6144, 48, 8, 24576, FfnActivation::Gelu, 256000, 4096, kDense},
+     32, 6144, 48, 8, 24576, FfnActivation::Gelu, 256000, 4096, kDense, false},
     {"Llama 3 70B", "Llama 3 Herd of Models, Table 3; validation dgxc2411-llama31-70b-64gpu-cp2",
-     80, 8192, 64, 8, 28672, FfnActivation::Swiglu, 128256, 8192, kDense},
+     80, 8192, 64, 8, 28672, FfnActivation::Swiglu, 128256, 8192, kDense, false},
     {"GPT-3 175B",
      "Brown et al. 2020, Table 2.1; Narayanan et al. 2021, Table 1; "
      "presets/gpt3-175b-1024-a100.json",
-     96, 12288, 96, 96, 49152, FfnActivation::Gelu, 51200, 2048, kDense},
+     96, 12288, 96, 96, 49152, FfnActivation::Gelu, 51200, 2048, kDense, true},
     {"Nemotron-4 340B", "Nemotron-4 340B Technical Report, Table 1", 96, 18432, 96, 8, 73728,
-     FfnActivation::Gelu, 256000, 4096, kDense},
+     FfnActivation::Gelu, 256000, 4096, kDense, false},
     {"Llama 3 405B", "Llama 3 Herd of Models, Table 3; presets/llama3-405b-16k-h100.json", 126,
-     16384, 128, 8, 53248, FfnActivation::Swiglu, 128256, 8192, kDense},
+     16384, 128, 8, 53248, FfnActivation::Swiglu, 128256, 8192, kDense, false},
     {"DeepSeek-V3 671B",
      "DeepSeek-V3 Technical Report, section 4.2; "
      "presets/deepseek-v3-moe-2048-h800.json",
-     61, 7168, 128, 128, 18432, FfnActivation::Swiglu, 129280, 4096, MoeConfig{256, 8, 2048, 1, 3}},
+     61, 7168, 128, 128, 18432, FfnActivation::Swiglu, 129280, 4096, MoeConfig{256, 8, 2048, 1, 3},
+     false},
     // Megatron-LM's 1T configuration (Narayanan et al. 2021, Table 1; validation
     // narayanan2021-t1-1008.0b).
     {"Megatron 1T", "Narayanan et al. 2021, Table 1; validation narayanan2021-t1-1008.0b", 128,
-     25600, 160, 160, 102400, FfnActivation::Gelu, 51200, 2048, kDense},
+     25600, 160, 160, 102400, FfnActivation::Gelu, 51200, 2048, kDense, true},
 }};
 
 } // namespace
@@ -71,6 +72,7 @@ Workload withModelShape(Workload workload, const ModelShape& model)
     workload.vocab = model.vocab;
     workload.seqLen = model.seqLen;
     workload.moe = model.moe;
+    workload.tiedEmbeddings = model.tiedEmbeddings;
     return workload;
 }
 
