@@ -128,13 +128,13 @@ void explain(std::vector<Case>& cases, const EfficiencyParams& p)
         const Parallelism& par = cases[i].scenario.parallelism;
         std::printf("%-44s meas %8.3f pred %8.3f %+6.2f%%  mfu %.1f%% mem %.1f GiB%s\n"
                     "   b=%d v=%d sp=%d dopt=%d | fwd %.3f bwd %.3f rec %.3f tp %.3f cp %.3f "
-                    "ep %.3f pp %.3f dp %.3f opt %.3f bubble %.3f interf %.3f\n",
+                    "ep %.3f pp %.3f dp %.3f opt %.3f bubble %.3f interf %.3f var %.3f ovh %.3f\n",
                     cases[i].id.c_str(), cases[i].measured, ev.iterationTimeS, 100.0 * err[i],
-                    100.0 * ev.mfu, ev.memoryPeakGib, ev.fitsInMemory ? "" : " OOM",
-                    par.microBatch, par.virtualStages, par.sequenceParallel ? 1 : 0,
+                    100.0 * ev.mfu, ev.memoryPeakGib, ev.fitsInMemory ? "" : " OOM", par.microBatch,
+                    par.virtualStages, par.sequenceParallel ? 1 : 0,
                     par.distributedOptimizer ? 1 : 0, b.forwardS, b.backwardS, b.recomputeS,
-                    b.tpCommS, b.cpCommS, b.epCommS, b.ppCommS, b.dpCommS, b.optimizerS,
-                    b.bubbleS, b.interferenceS);
+                    b.tpCommS, b.cpCommS, b.epCommS, b.ppCommS, b.dpCommS, b.optimizerS, b.bubbleS,
+                    b.interferenceS, b.variabilityS, b.overheadS);
     }
 }
 

@@ -46,7 +46,7 @@ Scenario baseScenario()
 double partsSum(const Breakdown& b)
 {
     return b.forwardS + b.backwardS + b.recomputeS + b.tpCommS + b.cpCommS + b.epCommS + b.ppCommS +
-           b.dpCommS + b.optimizerS + b.bubbleS + b.interferenceS;
+           b.dpCommS + b.optimizerS + b.bubbleS + b.interferenceS + b.variabilityS + b.overheadS;
 }
 
 } // namespace

@@ -64,7 +64,8 @@ DesignPoint makePoint(const QString& name, QColor color, double scale, int pp = 
                    0.02 * scale, 0.10 * scale, 0.03, 0.08 * scale, 0.01 * scale};
     const auto& b = e.breakdown;
     e.iterationTimeS = b.forwardS + b.backwardS + b.recomputeS + b.tpCommS + b.cpCommS + b.epCommS +
-                       b.ppCommS + b.dpCommS + b.optimizerS + b.bubbleS + b.interferenceS;
+                       b.ppCommS + b.dpCommS + b.optimizerS + b.bubbleS + b.interferenceS +
+                       b.variabilityS + b.overheadS;
     e.bubbleRatio = 0.05 * scale;
     e.idleOverCompute = 0.06 * scale;
     e.mfu = 0.41;

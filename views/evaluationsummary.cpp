@@ -154,12 +154,19 @@ void EvaluationSummary::setBreakdown(const core::Evaluation& e)
         return;
     const core::Breakdown& b = e.breakdown;
     const std::pair<QString, double> parts[] = {
-        {tr("Forward"), b.forwardS},           {tr("Backward"), b.backwardS},
-        {tr("Recompute"), b.recomputeS},       {tr("Pipeline idle"), b.bubbleS},
-        {tr("Exposed TP comm."), b.tpCommS},   {tr("Exposed CP comm."), b.cpCommS},
-        {tr("Exposed EP comm."), b.epCommS},   {tr("Exposed PP comm."), b.ppCommS},
-        {tr("Exposed DP comm."), b.dpCommS},   {tr("Optimizer"), b.optimizerS},
+        {tr("Forward"), b.forwardS},
+        {tr("Backward"), b.backwardS},
+        {tr("Recompute"), b.recomputeS},
+        {tr("Pipeline idle"), b.bubbleS},
+        {tr("Exposed TP comm."), b.tpCommS},
+        {tr("Exposed CP comm."), b.cpCommS},
+        {tr("Exposed EP comm."), b.epCommS},
+        {tr("Exposed PP comm."), b.ppCommS},
+        {tr("Exposed DP comm."), b.dpCommS},
+        {tr("Optimizer"), b.optimizerS},
         {tr("Interference"), b.interferenceS},
+        {tr("Variability"), b.variabilityS},
+        {tr("Per-iteration overhead"), b.overheadS},
     };
     for (const auto& [name, seconds] : parts) {
         if (seconds <= 0.0)

@@ -28,6 +28,9 @@ const QList<BreakdownPart> kParts = {
     {QStringLiteral("Optimizer"), QColor(0x76, 0xb7, 0xb2), &core::Breakdown::optimizerS},
     {QStringLiteral("Pipeline idle"), QColor(0xba, 0xb0, 0xac), &core::Breakdown::bubbleS},
     {QStringLiteral("Interference"), QColor(0x9c, 0x75, 0x5f), &core::Breakdown::interferenceS},
+    {QStringLiteral("Variability"), QColor(0xed, 0xc9, 0x48), &core::Breakdown::variabilityS},
+    {QStringLiteral("Per-iteration overhead"), QColor(0xff, 0x9d, 0xa7),
+     &core::Breakdown::overheadS},
 };
 
 struct Category

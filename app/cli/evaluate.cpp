@@ -40,13 +40,19 @@ void printTable(const std::string& file, const core::Evaluation& ev, std::ostrea
     }
     row("iteration time", num("%.4g s", ev.iterationTimeS));
     const core::Breakdown& b = ev.breakdown;
-    const std::pair<const char*, double> parts[] = {
-        {"  forward", b.forwardS},          {"  backward", b.backwardS},
-        {"  recompute", b.recomputeS},      {"  TP communication", b.tpCommS},
-        {"  CP communication", b.cpCommS},  {"  EP communication", b.epCommS},
-        {"  PP communication", b.ppCommS},  {"  DP communication", b.dpCommS},
-        {"  optimizer", b.optimizerS},      {"  bubble", b.bubbleS},
-        {"  interference", b.interferenceS}};
+    const std::pair<const char*, double> parts[] = {{"  forward", b.forwardS},
+                                                    {"  backward", b.backwardS},
+                                                    {"  recompute", b.recomputeS},
+                                                    {"  TP communication", b.tpCommS},
+                                                    {"  CP communication", b.cpCommS},
+                                                    {"  EP communication", b.epCommS},
+                                                    {"  PP communication", b.ppCommS},
+                                                    {"  DP communication", b.dpCommS},
+                                                    {"  optimizer", b.optimizerS},
+                                                    {"  bubble", b.bubbleS},
+                                                    {"  interference", b.interferenceS},
+                                                    {"  variability", b.variabilityS},
+                                                    {"  per-iteration overhead", b.overheadS}};
     for (const auto& [label, v] : parts)
         row(label, num("%.4g s", v));
     row("bubble ratio", num("%.1f %%", 100.0 * ev.bubbleRatio));

@@ -54,6 +54,8 @@ std::optional<std::string> firstNonFinite(const EvaluationContext& ctx)
         {"PP communication time", b.ppCommS, kScaleOut},
         {"DP communication time", b.dpCommS, kScaleOut},
         {"interference time", b.interferenceS, kScaleOut},
+        {"variability time", b.variabilityS, kCompute},
+        {"per-iteration overhead", b.overheadS, kScaleOut},
         {"bubble time", b.bubbleS, kScaleOut},
         {"iteration time", ev.iterationTimeS, kScaleOut},
         {"memory peak", ev.memoryPeakGib, "the model's size and micro-batch"},

@@ -1,12 +1,14 @@
 // Passes 5 to 8: breakdown and throughput, memory, network cost, warnings.
 //
 // Iteration time identity (tested): iterationTimeS = forward + backward + recompute + tp + cp
-// + ep + pp + dp + optimizer + bubble + interference, where the compute and per-micro-batch
-// communication parts are those of the busiest pipeline rank, bubble is that rank's idle time
-// in the pipeline period, and dp / optimizer are what runs after the pipeline drains.
+// + ep + pp + dp + optimizer + bubble + interference + variability + overhead, where the compute
+// and per-micro-batch communication parts are those of the busiest pipeline rank, bubble is that
+// rank's idle time in the pipeline period, and dp / optimizer are what runs after the pipeline
+// drains.
 #include "compute/computemodel.h"
 #include "compute/modelflops.h"
 #include "evaluation/evaluationfill.h"
+#include "evaluation/iterationoverhead.h"
 #include "evaluation/passes.h"
 #include "network/linktraffic.h"
 
@@ -52,8 +54,18 @@ void breakdownPass(EvaluationContext& ctx)
     bd.dpCommS = ctx.dpc.exposedS;
     bd.interferenceS += ctx.dpc.interferenceS;
     bd.optimizerS = ctx.dpc.optimizerS;
+    // Fixed per-iteration work and the wait for the slowest GPU (iterationoverhead.h).
+    const AcceleratorSpec& acc = *ctx.accel[static_cast<std::size_t>(busiest)];
+    const int perDomain = ctx.s.topology.datacenters.empty()
+                              ? 1
+                              : scaleUpDomainGpus(ctx.s.topology.datacenters.front());
+    bd.overheadS =
+        iterationOverhead(ctx.s, ctx.par, ctx.placement, acc.efficiency, ev.gpus, perDomain)
+            .totalS();
+    bd.variabilityS =
+        variabilityS(bd.forwardS + bd.backwardS + bd.recomputeS, ev.gpus, acc.efficiency);
     ev.iterationTimeS = std::max(ctx.pipeS, busiestS) + ctx.dpc.exposedS + ctx.dpc.interferenceS +
-                        ctx.dpc.optimizerS;
+                        ctx.dpc.optimizerS + bd.overheadS + bd.variabilityS;
     ev.bubbleRatio = ctx.pipe.bubbleRatio;
     ev.idleOverCompute = ctx.pipe.idleOverCompute;
 

@@ -23,7 +23,9 @@ nlohmann::json breakdownDelta(const Breakdown& a, const Breakdown& base)
             {kDpCommS, a.dpCommS - base.dpCommS},
             {kOptimizerS, a.optimizerS - base.optimizerS},
             {kBubbleS, a.bubbleS - base.bubbleS},
-            {kInterferenceS, a.interferenceS - base.interferenceS}};
+            {kInterferenceS, a.interferenceS - base.interferenceS},
+            {kVariabilityS, a.variabilityS - base.variabilityS},
+            {kOverheadS, a.overheadS - base.overheadS}};
 }
 
 // A fabric kind's name, or "base" (the datacenter keeps its own).

@@ -47,6 +47,7 @@ void readAccelerator(ObjectReader& r, AcceleratorSpec& a)
         e.number(keys::kKernelOverheadS, p.kernelOverheadS, kOpt, kLatencyS);
         e.number(keys::kScaleUpBusEfficiency, p.scaleUpBusEfficiency, kOpt, kFraction);
         e.number(keys::kScaleOutBusEfficiency, p.scaleOutBusEfficiency, kOpt, kFraction);
+        e.number(keys::kGpuSpeedCv, p.gpuSpeedCv, kOpt, kFraction);
     });
     r.string(keys::kSource, a.source);
 }
@@ -157,7 +158,8 @@ Json catalogToJson(const Catalog& c)
                                      {keys::kEpCommInterference, e.epCommInterference},
                                      {keys::kKernelOverheadS, e.kernelOverheadS},
                                      {keys::kScaleUpBusEfficiency, e.scaleUpBusEfficiency},
-                                     {keys::kScaleOutBusEfficiency, e.scaleOutBusEfficiency}}},
+                                     {keys::kScaleOutBusEfficiency, e.scaleOutBusEfficiency},
+                                     {keys::kGpuSpeedCv, e.gpuSpeedCv}}},
             {keys::kSource, a.source}};
     });
     j[keys::kNics] = entriesToJson(c.nics, [](const NicSpec& n) {

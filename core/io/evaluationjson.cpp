@@ -19,7 +19,9 @@ json breakdownJson(const Breakdown& b)
             {kDpCommS, b.dpCommS},
             {kOptimizerS, b.optimizerS},
             {kBubbleS, b.bubbleS},
-            {kInterferenceS, b.interferenceS}};
+            {kInterferenceS, b.interferenceS},
+            {kVariabilityS, b.variabilityS},
+            {kOverheadS, b.overheadS}};
 }
 
 json memoryJson(const MemoryBreakdown& m)

@@ -57,6 +57,8 @@ inline constexpr const char* kDpCommS = "dp_comm_s";
 inline constexpr const char* kOptimizerS = "optimizer_s";
 inline constexpr const char* kBubbleS = "bubble_s";
 inline constexpr const char* kInterferenceS = "interference_s";
+inline constexpr const char* kVariabilityS = "variability_s";
+inline constexpr const char* kOverheadS = "overhead_s";
 
 // bom
 inline constexpr const char* kItem = "item";

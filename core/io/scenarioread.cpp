@@ -144,6 +144,7 @@ void readWorkload(ObjectReader& r, Workload& w)
     r.enumeration(keys::kPrecision, w.precision, precisionFromString, "bf16 | fp8");
     r.number(keys::kTrainTokens, w.trainTokens, kOpt);
     r.boolean(keys::kParallelBlock, w.parallelBlock);
+    r.boolean(keys::kTiedEmbeddings, w.tiedEmbeddings);
     r.integer(keys::kAttentionWindow, w.attentionWindow, kOpt, kNonNegative.expected);
 }
 

@@ -129,6 +129,8 @@ Json toJson(const Workload& w)
         j[keys::kParallelBlock] = true;
     if (w.attentionWindow != 0)
         j[keys::kAttentionWindow] = w.attentionWindow;
+    if (w.tiedEmbeddings)
+        j[keys::kTiedEmbeddings] = true;
     return j;
 }
 

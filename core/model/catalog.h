@@ -13,18 +13,18 @@ namespace archipelago::core {
 // Used by the compute-time model: see core/computemodel.h for the formulas.
 struct EfficiencyParams
 {
-    double gemmPeakEfficiency = 0.8;     // achievable fraction of peak for large GEMMs
-    double gemmHalfDim = 512.0;          // GEMM inner/outer size at which efficiency halves
-    double memoryBoundEfficiency = 0.7;  // achieved fraction of HBM bandwidth for element-wise
+    double gemmPeakEfficiency = 0.8;    // achievable fraction of peak for large GEMMs
+    double gemmHalfDim = 512.0;         // GEMM inner/outer size at which efficiency halves
+    double memoryBoundEfficiency = 0.7; // achieved fraction of HBM bandwidth for element-wise
     // Compute slowdown per second of communication hidden under it, per traffic kind: the
     // kernels share SMs and HBM with NCCL (Rashidi et al. 2021, ASTRA-sim 2.0; Isaev et al.
     // 2023, Calculon, section 3.4). TP/CP collectives run on NVLink with many SMs and HBM
     // traffic per byte; DP and EP traffic leave through the NICs with fewer SMs, so each kind
     // is fitted on the runs that overlap it.
-    double commInterference = 0.05;      // TP and CP traffic (scale-up)
-    double dpCommInterference = 0.05;    // gradient reduction and weight all-gather
-    double epCommInterference = 0.05;    // expert all-to-all
-    double kernelOverheadS = 5e-6;       // fixed launch/sync overhead per kernel
+    double commInterference = 0.05;   // TP and CP traffic (scale-up)
+    double dpCommInterference = 0.05; // gradient reduction and weight all-gather
+    double epCommInterference = 0.05; // expert all-to-all
+    double kernelOverheadS = 5e-6;    // fixed launch/sync overhead per kernel
     // Achieved NCCL bus bandwidth over link bandwidth, from nccl-tests rather than the tuning
     // set: all_reduce_perf on 8 GPUs of one DGX A100 reaches ~230 GB/s of 300 GB/s NVLink
     // (NVIDIA nccl-tests PERFORMANCE.md; DGX A100 user guide), ~0.77; on InfiniBand HDR/NDR
@@ -32,6 +32,13 @@ struct EfficiencyParams
     // Added by the cost model; not yet read from catalog JSON, defaults apply.
     double scaleUpBusEfficiency = 0.77;
     double scaleOutBusEfficiency = 0.92;
+    // Spread of sustained speed between GPUs of one SKU (coefficient of variation, a standard
+    // deviation over the mean), from power management and manufacturing: Sinha et al., SC'22,
+    // "Not All GPUs Are Created Equal", measured 8% average performance variation (the range
+    // over a cluster of thousands of GPUs of one SKU); a normal range over N ~ 4,000 GPUs spans
+    // about 2 x 3.6 standard deviations, so 8% is a coefficient of variation of about 1%.
+    // A synchronous step waits for the slowest GPU (evaluation/iterationoverhead.h).
+    double gpuSpeedCv = 0.01;
 
     bool operator==(const EfficiencyParams&) const = default;
 };
@@ -39,18 +46,18 @@ struct EfficiencyParams
 struct AcceleratorSpec
 {
     std::string name;
-    std::string generation;          // e.g. "ampere", "hopper", "blackwell", "cdna3"
-    double peakTflopsBf16 = 0.0;     // dense, no sparsity
-    double peakTflopsFp8 = 0.0;      // dense; 0 when unsupported
+    std::string generation;      // e.g. "ampere", "hopper", "blackwell", "cdna3"
+    double peakTflopsBf16 = 0.0; // dense, no sparsity
+    double peakTflopsFp8 = 0.0;  // dense; 0 when unsupported
     double hbmGib = 0.0;
-    double hbmGBps = 0.0;            // GB/s (10^9 bytes per second)
+    double hbmGBps = 0.0;                 // GB/s (10^9 bytes per second)
     double scaleUpGBpsPerDirection = 0.0; // NVLink / Infinity Fabric per GPU, each way
-    int scaleUpDomainGpus = 8;       // native scale-up domain (8 for HGX, 72 for NVL72)
-    int sms = 0;                     // streaming multiprocessors (AMD: compute units) that
-                                     // GEMM tiles are spread over; 0 = no wave quantisation
-    double nicGbps = 0.0;            // default NIC per GPU, Gb/s
+    int scaleUpDomainGpus = 8;            // native scale-up domain (8 for HGX, 72 for NVL72)
+    int sms = 0;                          // streaming multiprocessors (AMD: compute units) that
+                                          // GEMM tiles are spread over; 0 = no wave quantisation
+    double nicGbps = 0.0;                 // default NIC per GPU, Gb/s
     double watts = 0.0;
-    double priceUsd = 0.0;           // editable assumption
+    double priceUsd = 0.0; // editable assumption
     EfficiencyParams efficiency;
     std::string source;
 
@@ -71,8 +78,8 @@ struct NicSpec
 struct SwitchSpec
 {
     std::string name;
-    int radix = 0;             // ports
-    double portGbps = 0.0;     // per port
+    int radix = 0;         // ports
+    double portGbps = 0.0; // per port
     double watts = 0.0;
     double priceUsd = 0.0;
     std::string source;
@@ -80,17 +87,27 @@ struct SwitchSpec
     bool operator==(const SwitchSpec&) const = default;
 };
 
-enum class OpticReach { Dac, Aoc, Sr, Dr, Fr, Lr, Zr, ZrPlus };
+enum class OpticReach
+{
+    Dac,
+    Aoc,
+    Sr,
+    Dr,
+    Fr,
+    Lr,
+    Zr,
+    ZrPlus
+};
 
 struct OpticSpec
 {
     std::string name;
     OpticReach reach = OpticReach::Dr;
     double gbps = 0.0;
-    double maxReachM = 0.0;    // metres
-    double watts = 0.0;        // per end (transceiver) or per cable for DAC/AOC
+    double maxReachM = 0.0; // metres
+    double watts = 0.0;     // per end (transceiver) or per cable for DAC/AOC
     double priceUsd = 0.0;
-    bool coherent = false;     // ZR/ZR+ DCI optics
+    bool coherent = false; // ZR/ZR+ DCI optics
     std::string source;
 
     bool operator==(const OpticSpec&) const = default;
@@ -103,7 +120,7 @@ struct LineSystemSpec
     double amplifierSpacingKm = 80.0;
     double amplifierPriceUsd = 0.0;
     double amplifierWatts = 0.0;
-    double terminalPriceUsd = 0.0;   // per end, per fibre pair
+    double terminalPriceUsd = 0.0; // per end, per fibre pair
     double terminalWatts = 0.0;
     int maxWavelengths = 64;
     double maxReachKm = 0.0;

@@ -27,6 +27,13 @@ struct Breakdown
     double optimizerS = 0.0;
     double bubbleS = 0.0;
     double interferenceS = 0.0; // slowdown of compute by overlapped communication
+    // Waiting for the slowest of the job's GPUs: a synchronous step runs at the pace of its
+    // slowest participant (evaluation/iterationoverhead.h).
+    double variabilityS = 0.0;
+    // Fixed per-iteration work outside the pipeline and the optimizer step: the tied
+    // embedding's gradient all-reduce between the first and last stage, the gradient-norm
+    // all-reduce for clipping (evaluation/iterationoverhead.h).
+    double overheadS = 0.0;
 
     bool operator==(const Breakdown&) const = default;
 };

@@ -32,30 +32,31 @@ constexpr MlaConfig kStandardAttention{};
 // has its own up-projected keys and values.
 constexpr std::array<ModelShape, 8> kShapes{{
     {"Llama 3 8B", "Llama 3 Herd of Models, Table 3; validation dgxc2411-llama31-8b-8gpu-cp2", 32,
-     4096, 32, 8, 14336, FfnActivation::Swiglu, 128256, 8192, kDense, kStandardAttention},
+     4096, 32, 8, 14336, FfnActivation::Swiglu, 128256, 8192, kDense, kStandardAttention, false},
     {"Nemotron-4 15B",
      "Nemotron-4 15B Technical Report, Table 1; validation "
      "dgxc2411-nemotron4-15b-16gpu",
-     32, 6144, 48, 8, 24576, FfnActivation::Gelu, 256000, 4096, kDense, kStandardAttention},
+     32, 6144, 48, 8, 24576, FfnActivation::Gelu, 256000, 4096, kDense, kStandardAttention, false},
     {"Llama 3 70B", "Llama 3 Herd of Models, Table 3; validation dgxc2411-llama31-70b-64gpu-cp2",
-     80, 8192, 64, 8, 28672, FfnActivation::Swiglu, 128256, 8192, kDense, kStandardAttention},
+     80, 8192, 64, 8, 28672, FfnActivation::Swiglu, 128256, 8192, kDense, kStandardAttention,
+     false},
     {"GPT-3 175B",
      "Brown et al. 2020, Table 2.1; Narayanan et al. 2021, Table 1; "
      "presets/gpt3-175b-1024-a100.json",
-     96, 12288, 96, 96, 49152, FfnActivation::Gelu, 51200, 2048, kDense, kStandardAttention},
+     96, 12288, 96, 96, 49152, FfnActivation::Gelu, 51200, 2048, kDense, kStandardAttention, true},
     {"Nemotron-4 340B", "Nemotron-4 340B Technical Report, Table 1", 96, 18432, 96, 8, 73728,
-     FfnActivation::Gelu, 256000, 4096, kDense, kStandardAttention},
+     FfnActivation::Gelu, 256000, 4096, kDense, kStandardAttention, false},
     {"Llama 3 405B", "Llama 3 Herd of Models, Table 3; presets/llama3-405b-16k-h100.json", 126,
-     16384, 128, 8, 53248, FfnActivation::Swiglu, 128256, 8192, kDense, kStandardAttention},
+     16384, 128, 8, 53248, FfnActivation::Swiglu, 128256, 8192, kDense, kStandardAttention, false},
     {"DeepSeek-V3 671B",
      "DeepSeek-V3 Technical Report, section 4.2; "
      "presets/deepseek-v3-moe-2048-h800.json",
      61, 7168, 128, 128, 18432, FfnActivation::Swiglu, 129280, 4096,
-     MoeConfig{256, 8, 2048, 1, 3, 4, Precision::Bf16}, MlaConfig{1536, 512, 128, 64, 128}},
+     MoeConfig{256, 8, 2048, 1, 3, 4, Precision::Bf16}, MlaConfig{1536, 512, 128, 64, 128}, false},
     // Megatron-LM's 1T configuration (Narayanan et al. 2021, Table 1; validation
     // narayanan2021-t1-1008.0b).
     {"Megatron 1T", "Narayanan et al. 2021, Table 1; validation narayanan2021-t1-1008.0b", 128,
-     25600, 160, 160, 102400, FfnActivation::Gelu, 51200, 2048, kDense, kStandardAttention},
+     25600, 160, 160, 102400, FfnActivation::Gelu, 51200, 2048, kDense, kStandardAttention, true},
 }};
 
 } // namespace
@@ -81,6 +82,7 @@ Workload withModelShape(Workload workload, const ModelShape& model)
     workload.moe = model.moe;
     workload.moe.dispatchPrecision = dispatch;
     workload.mla = model.mla;
+    workload.tiedEmbeddings = model.tiedEmbeddings;
     return workload;
 }
 

@@ -27,13 +27,16 @@ struct ModelShape
     int seqLen;
     MoeConfig moe; // experts = 0: dense
     MlaConfig mla; // disabled: standard attention
+    // The output layer shares the input embedding (GPT-2/3 and Megatron's GPT default); the
+    // Llama, Nemotron-4 and DeepSeek-V3 families untie them.
+    bool tiedEmbeddings;
 };
 
 // The published shapes, smallest family first.
 std::span<const ModelShape> publishedModelShapes();
 
-// `workload` with the shape of `model` (name, dimensions, MoE); batch, precision and the
-// training length are kept.
+// `workload` with the shape of `model` (name, dimensions, MoE, tied embeddings); batch, precision
+// and the training length are kept.
 Workload withModelShape(Workload workload, const ModelShape& model);
 
 // The published shape `workload` has (name aside), or nullptr.

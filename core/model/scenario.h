@@ -194,6 +194,12 @@ struct Workload
     // Sliding-window attention: each query attends to the previous `attentionWindow` tokens
     // (Beltagy et al. 2020; MegaScale, Jiang et al. 2024, section 3.1); 0 = the whole sequence.
     int attentionWindow = 0;
+    // The output layer shares the input embedding's weights (Press and Wolf 2017; GPT-2/3 and
+    // Megatron-LM's GPT default, --untie-embeddings-and-output-weights off). With pipeline
+    // parallelism the first and last stage each hold a copy and all-reduce its gradient every
+    // iteration (Megatron-LM megatron/core/distributed/finalize_model_grads.py,
+    // _allreduce_word_embedding_grads).
+    bool tiedEmbeddings = false;
 
     bool operator==(const Workload&) const = default;
 };

@@ -1,5 +1,7 @@
 #include "network/collectives.h"
 
+#include "network/fabric.h"
+
 #include <algorithm>
 #include <cmath>
 
@@ -160,6 +162,9 @@ CollectiveCost hierarchical(double bytes, const GroupPath& path, const Efficienc
     cost.levels = static_cast<int>(std::min<std::size_t>(path.levels.size(), 8));
     Stage st[8];
     const int n = stages(path, eff, st, 8);
+    // One launch per collective (NCCL baseLatencies, Ring Simple: network/fabric.h).
+    if (n > 0)
+        cost.timeS += kCollectiveBaseLatencyS;
     double shard = bytes; // buffer size entering the stage
     for (int i = 0; i < n; ++i) {
         const int k = st[i].participants;

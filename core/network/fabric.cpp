@@ -176,9 +176,10 @@ double FabricDesign::levelGBps(LinkClass level) const
 
 double FabricDesign::levelLatencyS(LinkClass level)
 {
-    // Up-and-down through 1 (leaf), 3 (leaf-spine-leaf) or 5 (via the core) switches.
+    // NCCL's step between nodes, measured through a leaf; up-and-down through 3
+    // (leaf-spine-leaf) or 5 (via the core) switches adds the hops beyond the leaf's one.
     const int hops = level == LinkClass::Leaf ? 1 : level == LinkClass::Spine ? 3 : 5;
-    return kNicLatencyS + hops * kSwitchHopLatencyS;
+    return kNetStepLatencyS + (hops - 1) * kSwitchHopLatencyS;
 }
 
 const SwitchSpec* fabricSwitch(const Fabric& fabric, double nicGbps, const Catalog& catalog)

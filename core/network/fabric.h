@@ -13,12 +13,22 @@
 
 namespace archipelago::core {
 
-// Per-step latencies (the alpha of the alpha-beta model). Typical figures, not catalog data:
-// NVLink/NCCL intra-domain steps take 1-3 us; an RDMA send/recv costs ~2 us end to end in the
-// NICs; a 51.2T switch hop ~0.6-1 us port to port plus cable (Tomahawk-5 / Spectrum-4 data).
-inline constexpr double kScaleUpStepLatencyS = 2e-6;
-inline constexpr double kNicLatencyS = 2e-6;
+// Per-step latencies (the alpha of the alpha-beta model) from NCCL's own latency model, the
+// figures its tuner measured and ships (NVIDIA/nccl src/graph/tuning.cc,
+// ncclTunerConstantsDefaults, Simple protocol, the one bandwidth-bound messages use):
+// hwLatencies 3.4 us per ring step over NVLink and 14 us per step between nodes (NET), and
+// baseLatencies 8.4 us once per collective (Ring, Simple). NCCL's NET figure is one for every
+// fabric: a tier above the leaf adds its two extra switch hops (~1 us each for a 51.2T switch
+// port to port plus cable, Tomahawk-5 / Spectrum-4 data).
+inline constexpr double kScaleUpStepLatencyS = 3.4e-6;
+inline constexpr double kNetStepLatencyS = 14e-6;
 inline constexpr double kSwitchHopLatencyS = 1e-6;
+inline constexpr double kCollectiveBaseLatencyS = 8.4e-6;
+// Small messages (a gradient norm, a loss) take NCCL's tree with the LL protocol: 6.8 us once,
+// 0.6 us per NVLink step and 5 us per step between nodes (same table, Tree LL).
+inline constexpr double kSmallBaseLatencyS = 6.8e-6;
+inline constexpr double kSmallScaleUpStepLatencyS = 0.6e-6;
+inline constexpr double kSmallNetStepLatencyS = 5e-6;
 
 // Flows per GPU pair that ECMP hashes independently: NCCL opens one connection per channel
 // and one queue pair per connection (NCCL_IB_QPS_PER_CONNECTION defaults to 1), with about two

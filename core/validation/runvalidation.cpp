@@ -149,6 +149,14 @@ Scenario baseScenario(const PublishedRun& run, const Catalog& catalog,
     sc.topology.datacenters.push_back(dc);
 
     sc.workload = run.model;
+    // Embeddings as the stacks' recipes have them (the runs format has no field): GPT models
+    // tie the output layer to the input embedding (Megatron-LM's default, NeMo's GPT-3
+    // config share_embeddings_and_output_weights: true); SwiGLU (Llama-family) recipes untie
+    // them (--untie-embeddings-and-output-weights).
+    sc.workload.tiedEmbeddings = run.model.activation == FfnActivation::Gelu;
+    if (sc.workload.tiedEmbeddings && run.pp > 1)
+        assumptions.push_back("embeddings tied (GPT default): the first and last stage "
+                              "all-reduce the embedding gradient every iteration");
     Parallelism& par = sc.parallelism;
     par.tp = run.tp;
     par.pp = run.pp;
