@@ -35,9 +35,10 @@ void TestNetwork::closCounts_data()
         << qint64(2048) << 64 << 2 << 1.0 << qint64(64) << qint64(32) << qint64(0) << qint64(2048);
     QTest::newRow("leaf-spine k=64 partial")
         << qint64(1000) << 64 << 2 << 1.0 << qint64(32) << qint64(16) << qint64(0) << qint64(2048);
-    // 3:1 at the leaf: 48 down, 16 up.
+    // 3:1 at the leaf: the leaf keeps its 32 hosts and cables 11 uplinks (32 / 3, rounded):
+    // 64 leaves x 11 = 704 uplinks on 11 spines.
     QTest::newRow("leaf-spine 3:1")
-        << qint64(3072) << 64 << 2 << 3.0 << qint64(64) << qint64(16) << qint64(0) << qint64(3072);
+        << qint64(2048) << 64 << 2 << 3.0 << qint64(64) << qint64(11) << qint64(0) << qint64(2048);
     QTest::newRow("one switch") << qint64(40) << 64 << 3 << 1.0 << qint64(1) << qint64(0)
                                 << qint64(0) << qint64(64);
     // A 3-tier design that fits one pod needs no core.

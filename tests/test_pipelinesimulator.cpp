@@ -130,6 +130,8 @@ private slots:
     void invalidSpecs();
     void traitsInFlightMatchSimulatedPeak_data();
     void traitsInFlightMatchSimulatedPeak();
+    void extraInFlightMatchesSimulatedPeak_data() { traitsInFlightMatchSimulatedPeak_data(); }
+    void extraInFlightMatchesSimulatedPeak();
     void traitsTableNamesEverySchedule();
     void dualPipeMatchesReportTable_data();
     void dualPipeMatchesReportTable();
@@ -962,6 +964,53 @@ void TestPipelineSimulator::traitsInFlightMatchSimulatedPeak()
                                                                           : rank;
         const int expected = traits.splitsWeightGrad ? std::min(m, formula + deferredW) : formula;
         QCOMPARE(r.peakInFlight[static_cast<std::size_t>(rank)], expected);
+    }
+}
+
+// The memory pass's rule for the cross-DC-aware extras (evaluationfill.cpp: the traits' count
+// plus the extras on every rank up to the last DCI sender, all ranks when interleaved, at most
+// m) is what the simulator holds.
+void TestPipelineSimulator::extraInFlightMatchesSimulatedPeak()
+{
+    QFETCH(int, kind);
+    QFETCH(int, p);
+    QFETCH(int, v);
+    QFETCH(int, m);
+    const ScheduleTraits& traits = scheduleTraits(static_cast<ScheduleKind>(kind));
+    if (!traits.extraInFlightApplies)
+        QSKIP("the schedule runs no extras");
+    for (const int extra : {1, 4}) {
+        PipelineSpec spec;
+        spec.schedule = traits.kind;
+        spec.stages = p;
+        spec.virtualStages = v;
+        spec.microBatches = m;
+        spec.forwardS.assign(static_cast<std::size_t>(p * v), 1.0);
+        spec.backwardS.assign(static_cast<std::size_t>(p * v), 2.0);
+        spec.recordTimeline = false;
+        // One DCI boundary in the middle of the first chain: ranks 0 .. p/2 - 1 run ahead.
+        const int lastSender = p / 2 - 1;
+        spec.sendCrossesDci.assign(static_cast<std::size_t>(p * v - 1), false);
+        spec.sendCrossesDci[static_cast<std::size_t>(lastSender)] = true;
+        spec.sendS.assign(static_cast<std::size_t>(p * v - 1), 0.0);
+        spec.extraInFlightAtDci = extra;
+        const PipelineResult r = simulatePipeline(spec);
+        QVERIFY2(r.ok, r.error.c_str());
+        for (int rank = 0; rank < p; ++rank) {
+            const int ahead = v > 1 || rank <= lastSender ? extra : 0;
+            const double held =
+                std::min<double>(m, inFlightMicroBatches(traits.kind, p, v, m, rank) + ahead);
+            const int formula = static_cast<int>(std::ceil(held - 1e-9));
+            const int deferredW = traits.kind == ScheduleKind::ZeroBubbleH2 ? 2 * rank : rank;
+            const int expected =
+                traits.splitsWeightGrad ? std::min(m, formula + deferredW) : formula;
+            QVERIFY2(r.peakInFlight[static_cast<std::size_t>(rank)] == expected,
+                     qPrintable(QString("extra %1, rank %2: simulated %3, memory pass %4")
+                                    .arg(extra)
+                                    .arg(rank)
+                                    .arg(r.peakInFlight[static_cast<std::size_t>(rank)])
+                                    .arg(expected)));
+        }
     }
 }
 

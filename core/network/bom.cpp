@@ -163,8 +163,7 @@ std::vector<BomItem> fabricBillOfMaterials(const Datacenter& dc, const FabricDes
             out.push_back({swName, "switch", scope, counts[t], swPrice, swWatts, tiers[t]});
 
     const double portGbps = sw && sw->portGbps > 0.0 ? sw->portGbps : f.linkGbps;
-    const int breakout =
-        std::max(1, saturatingCast<int>(std::floor(portGbps / std::max(1.0, f.linkGbps))));
+    const int breakout = std::max(1, f.breakout);
     hostLinks(out, warnings, catalog, scope, f.hostLinks, breakout, f.linkGbps, portGbps,
               f.hostLinkReachM);
     switchLinks(out, warnings, catalog, scope, f.leafSpineLinks, breakout, portGbps, kLeafSpineM,

@@ -28,6 +28,29 @@ constexpr double kDefaultNicGbps = 400.0;
 // holds any job that fits in memory.
 constexpr std::int64_t kMaxHosts = std::numeric_limits<std::int64_t>::max();
 
+int leafDownPorts(int radix, double oversubscription)
+{
+    // A leaf keeps the hosts it holds at full bisection, half its ports, and takes
+    // oversubscription by cabling fewer uplinks: the hosts under a leaf are a rack (or, rail-
+    // optimized, a scalable unit) fixed by power and cabling, not by the uplinks (NVIDIA DGX
+    // SuperPOD reference architecture: 32-node scalable units per leaf group; Meta's Llama 3
+    // cluster keeps its racks and pods and oversubscribes the uplinks above them, arXiv
+    // 2407.21783 section 3.3.1). More oversubscription then never regroups the GPUs.
+    if (oversubscription >= 1.0)
+        return std::max(1, radix / 2);
+    return downPorts(radix, oversubscription); // more uplinks than hosts: ports split k*o/(1+o)
+}
+
+int leafUpPorts(int radix, double oversubscription)
+{
+    const int down = leafDownPorts(radix, oversubscription);
+    const int spare = std::max(1, radix - down);
+    if (oversubscription < 1.0)
+        return spare;
+    const auto up = saturatingCast<int>(std::round(down / std::max(1.0, oversubscription)));
+    return std::clamp(up, 1, spare);
+}
+
 } // namespace
 
 int downPorts(int radix, double oversubscription)
@@ -44,7 +67,7 @@ ClosCounts closCounts(std::int64_t hostPorts, int radix, int maxTiers, double le
     if (hostPorts <= radix)
         return closFromLeaves(hostPorts > 0 ? 1 : 0, hostPorts, radix, maxTiers,
                               leafOversubscription, spineOversubscription);
-    const std::int64_t leaves = ceilDiv(hostPorts, downPorts(radix, leafOversubscription));
+    const std::int64_t leaves = ceilDiv(hostPorts, leafDownPorts(radix, leafOversubscription));
     return closFromLeaves(leaves, hostPorts, radix, maxTiers, leafOversubscription,
                           spineOversubscription);
 }
@@ -67,8 +90,8 @@ ClosCounts closFromLeaves(std::int64_t leaves, std::int64_t hostPorts, int radix
         c.capacityHosts = radix;
         return c;
     }
-    c.leafDown = downPorts(radix, leafOversubscription);
-    c.leafUp = radix - c.leafDown;
+    c.leafDown = leafDownPorts(radix, leafOversubscription);
+    c.leafUp = leafUpPorts(radix, leafOversubscription);
     c.leaves = leaves;
     c.leafSpineLinks = leaves * c.leafUp;
     // A 3-tier fabric is built as asked (the core is the growth path), except that a single
@@ -111,8 +134,8 @@ ClosCounts closFromPods(const std::vector<PodLeaves>& pods, std::int64_t hostPor
     if (radix <= 1)
         return c;
     c.tiers = 3;
-    c.leafDown = downPorts(radix, leafOversubscription);
-    c.leafUp = radix - c.leafDown;
+    c.leafDown = leafDownPorts(radix, leafOversubscription);
+    c.leafUp = leafUpPorts(radix, leafOversubscription);
     c.spineDown = downPorts(radix, spineOversubscription);
     c.spineUp = radix - c.spineDown;
     for (const PodLeaves& pod : pods) {
@@ -182,6 +205,31 @@ double FabricDesign::levelLatencyS(LinkClass level)
     return kNetStepLatencyS + (hops - 1) * kSwitchHopLatencyS;
 }
 
+NicPorts nicPorts(double nicGbps, double portGbps)
+{
+    NicPorts p;
+    if (!(nicGbps > 0.0) || !(portGbps > 0.0))
+        return p;
+    // Both ends of a link run one rate they share (IEEE 802.3 Clause 73 auto-negotiation picks
+    // the highest common mode; InfiniBand link training likewise), so a link carries whole
+    // port or lane rates, never a NIC's nominal surplus. A NIC at least as fast as a port takes
+    // the whole ports it fills, at the port rate: an 800G ConnectX-8 on 400G switches runs as
+    // 2 x 400G (NVIDIA's port split), an 800.00001G NIC the same; a third port would carry
+    // nothing and no deployment cables one. A slower NIC takes one breakout lane of a port:
+    // 800G OSFP cages split into 2 x 400G, 4 x 200G or 8 x 100G (IEEE 802.3ck 100G lanes;
+    // NVIDIA SN5600 and Quantum-2 split cables), so the lane is port / 2^j, the fastest the NIC
+    // fills (a 403G NIC on an 800G port: one 400G lane).
+    if (nicGbps >= portGbps * (1.0 - 1e-9)) {
+        p.linkGbps = portGbps;
+        p.portsPerNic = std::max(1, saturatingCast<int>(std::floor(nicGbps / portGbps + 1e-9)));
+        return p;
+    }
+    while (portGbps / p.breakout > nicGbps * (1.0 + 1e-9) && p.breakout < (1 << 20))
+        p.breakout *= 2;
+    p.linkGbps = portGbps / p.breakout;
+    return p;
+}
+
 const SwitchSpec* fabricSwitch(const Fabric& fabric, double nicGbps, const Catalog& catalog)
 {
     if (!fabric.switchModel.empty())
@@ -226,19 +274,19 @@ FabricDesign designFabric(const Datacenter& dc, const Catalog& catalog,
     const double portGbps = sw && sw->portGbps > 0.0 ? sw->portGbps : nicGbps;
     f.switchName = sw ? sw->name : spec.switchModel;
 
-    // Ports split into NIC-speed lanes (an 800G port breaks out to 2 x 400G): the fabric runs
-    // at the NIC speed with an effective radix of k * breakout.
-    f.linkGbps = std::min(nicGbps, portGbps);
-    // Saturated, and the radix with it: the catalog reader bounds port and NIC speeds to
-    // [1, 10000] Gb/s (model/scenariolimits.h), so only a catalog built in code gets here with
-    // a ratio beyond an int, and then a saturated fabric is still a finite, bounded one.
-    const int breakout = std::max(1, saturatingCast<int>(std::floor(portGbps / f.linkGbps)));
-    const int portsPerNic =
-        std::max(1, saturatingCast<int>(std::ceil(nicGbps / f.linkGbps - 1e-9)));
-    f.radix = saturatingCast<int>(static_cast<double>(swRadix) * breakout);
+    const NicPorts ports = nicPorts(nicGbps, portGbps);
+    f.linkGbps = ports.linkGbps;
+    f.breakout = ports.breakout;
+    f.portsPerNic = ports.portsPerNic;
+    // Saturated: the catalog reader bounds port and NIC speeds to [1, 10000] Gb/s
+    // (model/scenariolimits.h), so only a catalog built in code gets here with a ratio beyond
+    // an int, and then a saturated fabric is still a finite, bounded one.
+    f.radix = saturatingCast<int>(static_cast<double>(swRadix) * f.breakout);
     f.nicsPerGpu = std::max(1, spec.nicsPerGpu);
-    const std::int64_t portsPerGpu = std::int64_t{f.nicsPerGpu} * portsPerNic;
-    f.gpuGBps = nicGbps * f.nicsPerGpu / 8.0;
+    f.portsPerGpu = std::int64_t{f.nicsPerGpu} * f.portsPerNic;
+    // What the links deliver, not the NIC's nominal rate: a NIC rate between two port
+    // multiples buys nothing the links can carry.
+    f.gpuGBps = f.linkGbps * static_cast<double>(f.portsPerGpu) / 8.0;
     f.leafOversubscription = std::max(1e-9, spec.leafOversubscription);
     f.spineOversubscription = std::max(1e-9, spec.spineOversubscription);
 
@@ -249,21 +297,30 @@ FabricDesign designFabric(const Datacenter& dc, const Catalog& catalog,
     const int maxTiers = std::clamp(spec.tiers, 2, 3);
     const double lo = f.leafOversubscription;
     const double so = f.spineOversubscription;
+    // A GPU's ports (several NICs, or a NIC split over several ports) each join their own
+    // plane, a copy of the fabric: the multi-plane designs of Alibaba HPN (SIGCOMM 2024,
+    // section 4: dual-plane, each NIC port to its own ToR) and NVIDIA's rail-optimized fabrics
+    // (NIC k of every server on rail k). A leaf then holds as many GPUs whatever their ports,
+    // and another NIC adds bandwidth without regrouping them. Ports that all fit one switch
+    // stay on it.
+    const std::int64_t portPlanes = f.gpus * f.portsPerGpu > f.radix ? f.portsPerGpu : 1;
+    const std::int64_t portsPerGpu = f.portsPerGpu / portPlanes;
 
     if (f.kind == FabricKind::RailOnly) {
         // Wang et al. 2023, section 4: one fabric per rail (rails = GPUs per scale-up domain),
         // joining the same local rank of every domain; no switch joins two rails.
-        f.planes = f.gpusPerDomain;
+        f.planes = f.gpusPerDomain * portPlanes;
         f.plane = closCounts(f.domains * portsPerGpu, f.radix, maxTiers, lo, so);
         f.hostLinkReachM = kHostLeafRailM;
         const std::int64_t perLeaf = std::max<std::int64_t>(1, f.plane.leafDown / portsPerGpu);
         f.domainsPerLeaf = f.plane.tiers <= 1 ? f.domains : perLeaf;
         f.domainsPerPod = f.plane.tiers <= 2 ? f.domains : f.plane.leavesPerPod * perLeaf;
     } else if (f.kind == FabricKind::RailOptimized && f.gpus * portsPerGpu > f.radix) {
+        f.planes = portPlanes;
         // Rail-optimized Clos (NVIDIA DGX SuperPOD reference architecture): leaf r of a rail
         // group joins local rank r of leafDown domains; spines join the rails.
         const std::int64_t perLeaf =
-            std::max<std::int64_t>(1, downPorts(f.radix, lo) / portsPerGpu);
+            std::max<std::int64_t>(1, leafDownPorts(f.radix, lo) / portsPerGpu);
         const std::int64_t leavesPerRail = ceilDiv(f.domains, perLeaf);
         f.plane = closFromLeaves(leavesPerRail * f.gpusPerDomain, f.gpus * portsPerGpu, f.radix,
                                  maxTiers, lo, so);
@@ -275,6 +332,7 @@ FabricDesign designFabric(const Datacenter& dc, const Catalog& catalog,
                 : perLeaf * std::max<std::int64_t>(1, f.plane.leavesPerPod / f.gpusPerDomain);
     } else {
         // Plain folded Clos: consecutive GPUs fill a leaf (top of rack).
+        f.planes = portPlanes;
         f.plane = closCounts(f.gpus * portsPerGpu, f.radix, maxTiers, lo, so);
         const std::int64_t gpusPerLeaf =
             f.plane.tiers <= 1 ? f.gpus : std::max<std::int64_t>(1, f.plane.leafDown / portsPerGpu);
@@ -300,7 +358,7 @@ FabricDesign designFabric(const Datacenter& dc, const Catalog& catalog,
                 continue;
             const std::int64_t podDomains = pod.domainsPerPod;
             const std::int64_t g = std::max(1, pod.gpusPerDomain);
-            const int leafDown = downPorts(f.radix, lo);
+            const int leafDown = leafDownPorts(f.radix, lo);
             const std::int64_t perRailLeaf = std::max<std::int64_t>(1, leafDown / portsPerGpu);
             const std::int64_t leaves = f.kind == FabricKind::RailOnly
                                             ? ceilDiv(podDomains * portsPerGpu, leafDown)

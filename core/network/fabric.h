@@ -30,11 +30,13 @@ inline constexpr double kSmallBaseLatencyS = 6.8e-6;
 inline constexpr double kSmallScaleUpStepLatencyS = 0.6e-6;
 inline constexpr double kSmallNetStepLatencyS = 5e-6;
 
-// Flows per GPU pair that ECMP hashes independently: NCCL opens one connection per channel
+// Flows per NIC port that ECMP hashes independently: NCCL opens one connection per channel
 // and one queue pair per connection (NCCL_IB_QPS_PER_CONNECTION defaults to 1), with about two
-// channels per NIC. Llama 3 scaled this to 16 flows per GPU pair plus E-ECMP hashing
-// (arXiv 2407.21783 section 3.3.1; ../shared/network-physics.md A5).
-inline constexpr double kFlowsPerGpuPair = 2.0;
+// channels per NIC port it uses; a GPU with several NICs (or a NIC split over several ports)
+// gets channels on each, so a GPU pair's flows grow with its ports. Llama 3 scaled this to 16
+// flows per GPU pair plus E-ECMP hashing (arXiv 2407.21783 section 3.3.1;
+// ../shared/network-physics.md A5).
+inline constexpr double kFlowsPerNicPort = 2.0;
 
 // Typical cable lengths per tier, used to choose optics by reach for the bill of materials:
 // servers to a top-of-rack leaf ~3 m (DAC), to rail leaves in the row ~30 m (AOC/DR),
@@ -96,10 +98,13 @@ struct FabricDesign
     std::int64_t domains = 0;
     int gpusPerDomain = 1;
     int nicsPerGpu = 1;
-    int radix = 0;           // effective radix at the link speed (after breakout)
-    double linkGbps = 0.0;   // speed of every fabric link
-    std::int64_t planes = 1; // independent fabrics: rails for rail-only, else 1
-    ClosCounts plane;        // one plane's counts
+    int radix = 0;                // effective radix at the link speed (after breakout)
+    double linkGbps = 0.0;        // speed of every fabric link
+    int breakout = 1;             // links per switch port (nicPorts)
+    int portsPerNic = 1;          // switch ports (links) per NIC (nicPorts)
+    std::int64_t portsPerGpu = 1; // nicsPerGpu x portsPerNic: links (and ECMP flows) per GPU
+    std::int64_t planes = 1;      // independent fabrics: rails (rail-only) x ports per GPU
+    ClosCounts plane;             // one plane's counts
     // Totals over all planes.
     int tiers = 0;
     std::int64_t leaves = 0, spines = 0, cores = 0;
@@ -150,6 +155,17 @@ struct FabricDesign
 // (code "catalog-missing") and defaults: radix 64 at the NIC speed, NIC at the accelerator's.
 FabricDesign designFabric(const Datacenter& dc, const Catalog& catalog,
                           std::vector<Warning>* warnings = nullptr);
+
+// How a NIC of `nicGbps` attaches to switch ports of `portGbps`: the link rate, the ports per
+// NIC (NIC at least as fast as the port) or the lanes per port (slower NIC). The links carry
+// portsPerNic x linkGbps, at most the NIC's rate.
+struct NicPorts
+{
+    double linkGbps = 0.0;
+    int portsPerNic = 1;
+    int breakout = 1;
+};
+NicPorts nicPorts(double nicGbps, double portGbps);
 
 // The switch a fabric uses: the named one, else the catalog's first switch whose port speed
 // is at least the NIC's, else nullptr.

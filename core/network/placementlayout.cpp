@@ -56,7 +56,7 @@ double crossRailFraction(std::int64_t s, std::int64_t perDomain, int g)
 // bytes), so the container's gpus/ringMembers edges share the uplinks: ringMembers x the
 // per-GPU share, at most the NIC; a ring with one member per container gets the per-GPU share.
 // 0: every GPU's traffic crosses (all-to-all, point-to-point), to `peersPerGpu` peers each.
-// The uplinks are ECMP-hashed (ecmpEfficiency, kFlowsPerGpuPair flows per GPU pair).
+// The uplinks are ECMP-hashed (ecmpEfficiency, kFlowsPerNicPort flows per port of a GPU).
 double crossingGBps(const FabricDesign& f, LinkClass cls, std::int64_t ringMembers,
                     std::int64_t peersPerGpu, int* flowsOut)
 {
@@ -68,7 +68,7 @@ double crossingGBps(const FabricDesign& f, LinkClass cls, std::int64_t ringMembe
     const double ring = static_cast<double>(std::max<std::int64_t>(1, ringMembers));
     const double edges = std::max(1.0, gpus / ring);
     const double flows =
-        edges * kFlowsPerGpuPair *
+        edges * kFlowsPerNicPort * static_cast<double>(std::max<std::int64_t>(1, f.portsPerGpu)) *
         static_cast<double>(ringMembers > 0 ? 1 : std::max<std::int64_t>(1, peersPerGpu));
     const double linkGBps = f.linkGbps / 8.0;
     const double capacityGBps = gpus * f.levelGBps(cls);
