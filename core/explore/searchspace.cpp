@@ -175,13 +175,15 @@ SearchSpace defaultSearchSpace(const Scenario& base)
     if (par.zeroStage < 1)
         s.zeroStage.push_back(1);
     s.distributedOptimizer = {false, true};
+    // The gradients' precision is a training-quality choice: the base's, unless asked.
+    s.gradReduceDtypes = {par.gradReduceDtype};
     s.globalBatch = {w.globalBatch, w.globalBatch};
     return s;
 }
 
 std::uint64_t spacePoints(const SearchSpace& s)
 {
-    const std::array<std::size_t, 19> sizes{s.dciTransports.size(),
+    const std::array<std::size_t, 20> sizes{s.dciTransports.size(),
                                             s.wavelengths.size(),
                                             s.fabrics.size(),
                                             s.tp.size(),
@@ -199,7 +201,8 @@ std::uint64_t spacePoints(const SearchSpace& s)
                                             s.extraInFlightAtDci.size(),
                                             s.recompute.size(),
                                             s.zeroStage.size(),
-                                            s.distributedOptimizer.size()};
+                                            s.distributedOptimizer.size(),
+                                            s.gradReduceDtypes.size()};
     return cappedProduct(sizes, kMaxSpacePoints);
 }
 

@@ -136,6 +136,7 @@ struct SearchSpace
     std::vector<Recompute> recompute;
     std::vector<int> zeroStage;
     std::vector<bool> distributedOptimizer;
+    std::vector<GradReduceDtype> gradReduceDtypes;
     // Constraints beyond HBM fit (always on).
     std::optional<double> networkCapexBudgetUsd;
     std::optional<double> networkPowerBudgetW;

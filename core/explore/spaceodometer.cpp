@@ -23,7 +23,8 @@ SpaceOdometer::SpaceOdometer(const SearchSpace& space)
                space.extraInFlightAtDci.size(),
                space.recompute.size(),
                space.zeroStage.size(),
-               space.distributedOptimizer.size()};
+               space.distributedOptimizer.size(),
+               space.gradReduceDtypes.size()};
     m_size = spacePoints(space);
     if (m_size > kMaxSpacePoints)
         m_size = 0; // refused by the reader; an empty odometer otherwise
@@ -72,6 +73,7 @@ DesignPoint SpaceOdometer::at(std::uint64_t index) const
     p.recompute = s.recompute[digit[16]];
     p.zeroStage = s.zeroStage[digit[17]];
     p.distributedOptimizer = s.distributedOptimizer[digit[18]];
+    p.gradReduceDtype = s.gradReduceDtypes[digit[19]];
     return p;
 }
 

@@ -17,7 +17,7 @@ namespace archipelago::core {
 class SpaceOdometer
 {
 public:
-    static constexpr int kDimensions = 19;
+    static constexpr int kDimensions = 20;
     static constexpr int kTopologyDimensions = 3;  // the first three
     static constexpr int kPlacementDimensions = 8; // the next eight
 

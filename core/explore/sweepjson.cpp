@@ -107,7 +107,8 @@ nlohmann::json designPointToJson(const DesignPoint& p)
         {kExtraInFlight, p.extraInFlightAtDci},
         {kRecompute, toString(p.recompute)},
         {kZeroStage, p.zeroStage},
-        {kDistributedOptimizer, p.distributedOptimizer}};
+        {kDistributedOptimizer, p.distributedOptimizer},
+        {kGradReduceDtype, toString(p.gradReduceDtype)}};
     if (p.globalBatch > 0)
         j[kGlobalBatch] = p.globalBatch;
     if (p.index != std::numeric_limits<std::uint64_t>::max())
@@ -140,7 +141,8 @@ std::string describeSweepPoint(const SweepPoint& p)
             toString(d.schedule) +
             (d.extraInFlightAtDci > 0 ? "+" + std::to_string(d.extraInFlightAtDci) : "") +
             " recompute " + toString(d.recompute) + " zero " + std::to_string(d.zeroStage) +
-            (d.distributedOptimizer ? " distopt" : "");
+            (d.distributedOptimizer ? " distopt" : "") +
+            (d.gradReduceDtype == GradReduceDtype::Bf16 ? " bf16-grads" : "");
     if (d.globalBatch > 0)
         text += " batch " + std::to_string(d.globalBatch);
     if (d.dciTransport)
