@@ -136,7 +136,8 @@ struct SearchSpace
     std::vector<Recompute> recompute;
     std::vector<int> zeroStage;
     std::vector<bool> distributedOptimizer;
-    std::vector<GradReduceDtype> gradReduceDtypes;
+    // Megatron's default for a space built in code; defaultSearchSpace takes the base's.
+    std::vector<GradReduceDtype> gradReduceDtypes{GradReduceDtype::Fp32};
     // Constraints beyond HBM fit (always on).
     std::optional<double> networkCapexBudgetUsd;
     std::optional<double> networkPowerBudgetW;
