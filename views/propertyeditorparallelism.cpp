@@ -53,6 +53,30 @@ ParallelismEditor::ParallelismEditor(EditSink* sink, QWidget* parent)
              tr("Megatron's distributed optimizer: reduce-scatter gradients, all-gather "
                 "parameters."),
              QStringLiteral("distributed_optimizer"), &P::distributedOptimizer);
+    addInt(memory, tr("Distributed-optimizer instances"),
+           tr("Megatron-Core's partial distributed optimizer: DP cut into this many instances "
+              "of consecutive replicas; gradients reduce-scattered inside an instance, the "
+              "shards all-reduced across instances, weights all-gathered inside. One per "
+              "building keeps only the shards on the DCI; the optimizer state is sharded over "
+              "one instance. Must divide DP; 1 = over the whole DP group."),
+           QStringLiteral("distributed_optimizer_instances"), 1, 65'536,
+           &P::distributedOptimizerInstances, false);
+    m_gradReduceDtype = new ChoiceField;
+    m_gradReduceDtype->setChoices(
+        {{tr("fp32 (Megatron default)"), core::toString(core::GradReduceDtype::Fp32)},
+         {tr("bf16"), core::toString(core::GradReduceDtype::Bf16)}});
+    FieldRow* gradRow = addField(
+        memory, tr("Gradient reduction precision"), m_gradReduceDtype,
+        tr("Data type gradients are accumulated in and reduced across DP: fp32 "
+           "(--accumulate-allreduce-grads-in-fp32, Megatron's default for bf16 models) or bf16 "
+           "(--grad-reduce-in-bf16: half the bytes on the wire and in the gradient buffer)."));
+    gradRow->setPointers({QStringLiteral("/parallelism/grad_reduce_dtype")});
+    connect(m_gradReduceDtype, &ChoiceField::committed, this, [this, gradRow](const QString& v) {
+        core::Parallelism p = scenario().parallelism;
+        p.gradReduceDtype =
+            core::gradReduceDtypeFromString(v.toStdString()).value_or(p.gradReduceDtype);
+        propose(p, gradRow, false);
+    });
     m_recompute = new ChoiceField;
     m_recompute->setChoices(
         {{tr("None"), core::toString(core::Recompute::None)},
@@ -231,6 +255,7 @@ void ParallelismEditor::loadValues()
     for (const CheckBinding& b : m_checks)
         b.field->load(b.member ? p.*(b.member) : p.overlap.*(b.overlapMember));
     m_recompute->load(QString::fromLatin1(core::toString(p.recompute)));
+    m_gradReduceDtype->load(QString::fromLatin1(core::toString(p.gradReduceDtype)));
     const std::int64_t dp = core::dataParallel(s);
     m_dp->setText(dp > 0 ? tr("DP %1 (derived)").arg(formatCount(dp))
                          : tr("— (TP × CP × PP does not divide the GPUs)"));

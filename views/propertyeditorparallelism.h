@@ -49,6 +49,7 @@ private:
     std::vector<IntBinding> m_ints;
     std::vector<CheckBinding> m_checks;
     ChoiceField* m_recompute = nullptr;
+    ChoiceField* m_gradReduceDtype = nullptr;
     QLabel* m_dp = nullptr;
     QLabel* m_microBatches = nullptr;
     TextField* m_rankOrder = nullptr;

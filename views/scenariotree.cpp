@@ -159,9 +159,15 @@ void ScenarioTree::addParallelism(QTreeWidgetItem* root, const core::Scenario& s
                                       .arg(p.virtualStages)
                                 : scheduleName(scenario.schedule.kind));
     addItem(item, ref, tr("Memory"),
-            tr("ZeRO %1%2, recompute %3%4")
+            tr("ZeRO %1%2%3, recompute %4%5")
                 .arg(p.zeroStage)
-                .arg(p.distributedOptimizer ? tr(" + distributed optimizer") : QString())
+                .arg(p.distributedOptimizer ? (p.distributedOptimizerInstances > 1
+                                                   ? tr(" + distributed optimizer (%1 instances)")
+                                                         .arg(p.distributedOptimizerInstances)
+                                                   : tr(" + distributed optimizer"))
+                                            : QString())
+                .arg(p.gradReduceDtype == core::GradReduceDtype::Bf16 ? tr(", bf16 gradients")
+                                                                      : QString())
                 .arg(recomputeName(p.recompute).toLower())
                 .arg(p.sequenceParallel ? tr(", sequence parallel") : QString()));
 }

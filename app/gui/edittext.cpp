@@ -96,6 +96,11 @@ void parallelismChanges(const core::Parallelism& a, const core::Parallelism& b,
     add(out, a.zeroStage != b.zeroStage, tr("ZeRO Stage"), [&] { return count(b.zeroStage); });
     add(out, a.distributedOptimizer != b.distributedOptimizer, tr("Distributed Optimizer"),
         [&] { return onOff(b.distributedOptimizer); });
+    add(out, a.distributedOptimizerInstances != b.distributedOptimizerInstances,
+        tr("Distributed-Optimizer Instances"),
+        [&] { return count(b.distributedOptimizerInstances); });
+    add(out, a.gradReduceDtype != b.gradReduceDtype, tr("Gradient Reduction Precision"),
+        [&] { return QString::fromLatin1(core::toString(b.gradReduceDtype)); });
     add(out, a.recompute != b.recompute, tr("Recompute"),
         [&] { return QString::fromLatin1(core::toString(b.recompute)); });
     const core::OverlapOptions& oa = a.overlap;

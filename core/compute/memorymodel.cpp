@@ -41,9 +41,17 @@ double vocabParamsPerGpu(const Workload& w, const Parallelism& par)
 
 StateBytes stateBytesPerParam(const Parallelism& par, double shardGroup)
 {
-    const double d = std::max(1.0, shardGroup);
     StateBytes s;
     const int zero = std::max(par.zeroStage, par.distributedOptimizer ? 1 : 0);
+    // Distributed-optimizer instances shard the optimizer state over one instance, not the
+    // whole data-parallel group (Megatron-Core num_distributed_optimizer_instances: the
+    // optimizer shards over the intra-instance group, parallel_state.py).
+    const int instances = optimizerInstances(par);
+    const double d = std::max(1.0, shardGroup / instances);
+    // The gradient buffer holds the reduction dtype (Megatron-Core DDP: main_grad in fp32 with
+    // grad_reduce_in_fp32, else in the parameters' bf16).
+    if (par.gradReduceDtype == GradReduceDtype::Bf16)
+        s.gradients = 2.0;
     if (zero >= 1)
         s.optimizer /= d;
     if (zero >= 2)

@@ -1,8 +1,8 @@
 #include "evaluation/datacost.h"
 
-#include "network/collectives.h"
 #include "compute/computemodel.h"
 #include "compute/memorymodel.h"
+#include "network/collectives.h"
 
 #include <algorithm>
 #include <cmath>
@@ -51,7 +51,7 @@ double bucketParams(double dp)
 // When each model chunk of one pipeline rank has its gradients and needs its weights.
 struct ChunkWindow
 {
-    double params = 0.0;     // parameters of the chunk on one GPU
+    double params = 0.0;      // parameters of the chunk on one GPU
     double readyStartS = 0.0; // the last micro-batch's gradient op of the chunk starts ...
     double readyEndS = 0.0;   // ... and ends: its gradients become final over that span
     double needStartS = 0.0;  // the first micro-batch's forward of the chunk starts ...
@@ -100,8 +100,9 @@ double gatherBeforeUse(const std::vector<ChunkWindow>& chunkWindows,
                        double bucket, double& hiddenS)
 {
     windows.assign(chunkWindows.begin(), chunkWindows.end()); // sorted in a copy, as above
-    std::sort(windows.begin(), windows.end(),
-              [](const ChunkWindow& a, const ChunkWindow& b) { return a.needStartS < b.needStartS; });
+    std::sort(windows.begin(), windows.end(), [](const ChunkWindow& a, const ChunkWindow& b) {
+        return a.needStartS < b.needStartS;
+    });
     double freeAt = 0.0;
     double delay = 0.0;
     for (const ChunkWindow& w : windows) {
@@ -159,20 +160,40 @@ DataParallelCost dataParallelCost(const Scenario& s, const Parallelism& par,
     windows.reserve(chunks.size());
     sorted.reserve(chunks.size());
     CollectiveMemo memo; // ranks holding the same parameters run the same collectives
+    // Gradient bytes per parameter on the wire: fp32 unless reduced in bf16 (Megatron-LM
+    // --grad-reduce-in-bf16; by default bf16 models accumulate and all-reduce in fp32,
+    // --accumulate-allreduce-grads-in-fp32, Megatron-Core grad_reduce_in_fp32).
+    const double gradBytes = par.gradReduceDtype == GradReduceDtype::Bf16 ? 2.0 : 4.0;
+    // Distributed-optimizer instances (Megatron-Core num_distributed_optimizer_instances,
+    // param_and_grad_buffer.py start_grad_sync / start_param_sync): reduce-scatter inside an
+    // instance, all-reduce of each shard across the instances, all-gather inside. The groups'
+    // paths cut at the instance (network/placement.h splitGroupPath).
+    const int instances = optimizerInstances(par);
+    GroupPath dpInner;
+    GroupPath dpOuter;
+    GroupPath edpInner;
+    GroupPath edpOuter;
+    if (instances > 1) {
+        splitGroupPath(pl.dp, instances, dpInner, dpOuter);
+        splitGroupPath(pl.expertDp, instances, edpInner, edpOuter);
+    }
+    const GroupPath& dpShard = instances > 1 ? dpInner : pl.dp;
+    const GroupPath& edpShard = instances > 1 ? edpInner : pl.expertDp;
     for (int r = 0; r < p; ++r) {
         const auto ri = static_cast<std::size_t>(r);
         const AcceleratorSpec& a = *accel[ri];
         const EfficiencyParams& eff = a.efficiency;
         const RankParams rp = rankParamsOf(denseLayer, moeLayer, vocab, chunks, r);
-        double dciS = 0.0; // the data-parallel collectives' time on the DCI level, if they cross one
+        // The data-parallel collectives' time on the DCI level, if they cross one.
+        double dciS = 0.0;
         Id dciLink = -1;
-        auto run = [&](CollectiveFn fn, double bytes, const GroupPath& path, double times) {
+        auto run = [&](CollectiveFn fn, double bytes, const GroupPath& path, double* tally,
+                       double times) {
             if (path.size() <= 1 || bytes <= 0.0)
                 return 0.0;
             const CollectiveCost& c = memo.get(fn, bytes, path, eff);
             if (traffic)
-                traffic->add(&path == &pl.dp ? &traffic->groups.dp : &traffic->groups.expertDp,
-                             c.bytesPerLevel, c.levels, times);
+                traffic->add(tally, c.bytesPerLevel, c.levels, times);
             for (int l = 0; l < c.levels; ++l) {
                 const LevelLink& level = path.levels[static_cast<std::size_t>(l)];
                 if (level.linkClass == LinkClass::Dci) {
@@ -182,23 +203,38 @@ DataParallelCost dataParallelCost(const Scenario& s, const Parallelism& par,
             }
             return c.timeS * times;
         };
-        // Gradients are reduced in fp32 (Megatron accumulates and all-reduces bf16 models'
-        // gradients in fp32, --accumulate-allreduce-grads-in-fp32). Without sharding: an
-        // all-reduce; with the distributed optimizer / ZeRO: reduce-scatter of the gradients
-        // and all-gather of the updated bf16 weights (Rajbhandari et al. 2020, section 7).
+        double* dpTally = traffic ? &traffic->groups.dp : nullptr;
+        double* edpTally = traffic ? &traffic->groups.expertDp : nullptr;
+        // Without sharding: an all-reduce; with the distributed optimizer / ZeRO:
+        // reduce-scatter of the gradients and all-gather of the updated bf16 weights
+        // (Rajbhandari et al. 2020, section 7), inside the instance when there are several.
         double grad = 0.0;
         double gather = 0.0;
+        const double denseGrad = gradBytes * rp.dense;
+        const double expertGrad = gradBytes * rp.expert;
         if (zero == 0) {
-            grad = run(hierarchicalAllReduce, 4.0 * rp.dense, pl.dp, 1.0) +
-                   run(hierarchicalAllReduce, 4.0 * rp.expert, pl.expertDp, 1.0);
+            grad = run(hierarchicalAllReduce, denseGrad, pl.dp, dpTally, 1.0) +
+                   run(hierarchicalAllReduce, expertGrad, pl.expertDp, edpTally, 1.0);
         } else {
-            grad = run(hierarchicalReduceScatter, 4.0 * rp.dense, pl.dp, 1.0) +
-                   run(hierarchicalReduceScatter, 4.0 * rp.expert, pl.expertDp, 1.0);
+            grad = run(hierarchicalReduceScatter, denseGrad, dpShard, dpTally, 1.0) +
+                   run(hierarchicalReduceScatter, expertGrad, edpShard, edpTally, 1.0);
+        }
+        if (instances > 1) {
+            // Each GPU's shard (1/instance size of its gradients) is all-reduced with the
+            // GPUs holding the same shard in the other instances, after its reduce-scatter on
+            // the same stream (param_and_grad_buffer.py: the inter-instance all-reduce follows
+            // the intra-instance reduce-scatter bucket by bucket).
+            double* across = traffic ? &traffic->groups.dpAcrossInstances : nullptr;
+            double* expertAcross = traffic ? &traffic->groups.expertDpAcrossInstances : nullptr;
+            grad += run(hierarchicalAllReduce, denseGrad / std::max(1, dpInner.size()), dpOuter,
+                        across, 1.0) +
+                    run(hierarchicalAllReduce, expertGrad / std::max(1, edpInner.size()), edpOuter,
+                        expertAcross, 1.0);
         }
         const double gradDciS = dciS;
         if (zero != 0)
-            gather = run(hierarchicalAllGather, 2.0 * rp.dense, pl.dp, 1.0) +
-                     run(hierarchicalAllGather, 2.0 * rp.expert, pl.expertDp, 1.0);
+            gather = run(hierarchicalAllGather, 2.0 * rp.dense, dpShard, dpTally, 1.0) +
+                     run(hierarchicalAllGather, 2.0 * rp.expert, edpShard, edpTally, 1.0);
 
         // The rank's chunks: when their gradients become final and when they first need their
         // weights, from the simulated schedule (pipelinesimulator.h).
@@ -235,8 +271,8 @@ DataParallelCost dataParallelCost(const Scenario& s, const Parallelism& par,
                 double first = windows.front().readyStartS;
                 for (const ChunkWindow& w : windows)
                     first = std::min(first, w.readyStartS);
-                done = std::max(done, first + gradDciS +
-                                          pipelineLinkBusyAfter(pipe, dciLink, first));
+                done =
+                    std::max(done, first + gradDciS + pipelineLinkBusyAfter(pipe, dciLink, first));
             }
             exposed += std::max(0.0, done - pipe.makespanS);
             hidden += busyBefore;
@@ -267,7 +303,7 @@ DataParallelCost dataParallelCost(const Scenario& s, const Parallelism& par,
                 backwardWindow += parts[c].backwardPass;
             }
             const double z3 =
-                run(hierarchicalAllGather, 2.0 * (rp.dense + rp.expert), pl.dp, 2.0 * m);
+                run(hierarchicalAllGather, 2.0 * (rp.dense + rp.expert), pl.dp, dpTally, 2.0 * m);
             const double busy = m * (forwardWindow + backwardWindow);
             exposed += std::max(0.0, z3 - busy);
             hidden += std::min(z3, busy);
@@ -288,9 +324,10 @@ DataParallelCost dataParallelCost(const Scenario& s, const Parallelism& par,
             out.gradientS = grad + gather;
         }
         // Adam over the optimizer shard; every rank waits for the slowest (global grad norm).
+        // With instances the optimizer state is sharded over one instance, not the whole group.
         const int zeroOpt = zero >= 1 ? 1 : 0;
-        const double shard =
-            zeroOpt ? rp.dense / denseGroup + rp.expert / expertGroup : rp.dense + rp.expert;
+        const double shard = zeroOpt ? (rp.dense / denseGroup + rp.expert / expertGroup) * instances
+                                     : rp.dense + rp.expert;
         out.optimizerS = std::max(out.optimizerS, optimizerStepS(rp.dense + rp.expert, shard, a));
     }
     return out;

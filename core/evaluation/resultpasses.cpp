@@ -104,7 +104,8 @@ void networkCostPass(EvaluationContext& ctx)
 {
     // Per-GPU group bytes averaged over the pipeline ranks (boundaries are per boundary).
     GroupBytes& g = ctx.traffic.groups;
-    for (double* bytes : {&g.tp, &g.cp, &g.ep, &g.dp, &g.expertDp})
+    for (double* bytes : {&g.tp, &g.cp, &g.ep, &g.dp, &g.expertDp, &g.dpAcrossInstances,
+                          &g.expertDpAcrossInstances})
         *bytes /= ctx.p;
     ctx.ev.traffic = linkTraffic(ctx.s, ctx.placement, g, ctx.ev.iterationTimeS);
     if (!ctx.options.billOfMaterials)

@@ -177,6 +177,10 @@ void readParallelism(ObjectReader& r, Parallelism& p)
     r.boolean(keys::kSequenceParallel, p.sequenceParallel);
     r.integer(keys::kZeroStage, p.zeroStage, kOpt, kZeroStage.expected);
     r.boolean(keys::kDistributedOptimizer, p.distributedOptimizer);
+    // Both absent in files before they existed: one instance, fp32 (Megatron's defaults).
+    r.integer(keys::kDistributedOptimizerInstances, p.distributedOptimizerInstances, kOpt);
+    r.enumeration(keys::kGradReduceDtype, p.gradReduceDtype, gradReduceDtypeFromString,
+                  "fp32 | bf16");
     r.enumeration(keys::kRecompute, p.recompute, recomputeFromString, "none | selective | full");
     r.object(keys::kOverlap, kOpt, [&](ObjectReader& o) { readOverlap(o, p.overlap); });
     r.object(keys::kKernels, kOpt, [&](ObjectReader& k) { readKernels(k, p.kernels); });

@@ -146,6 +146,11 @@ Json toJson(const Parallelism& p)
     j[keys::kSequenceParallel] = p.sequenceParallel;
     j[keys::kZeroStage] = p.zeroStage;
     j[keys::kDistributedOptimizer] = p.distributedOptimizer;
+    // Written when set (absent = one instance, fp32: Megatron's defaults).
+    if (p.distributedOptimizerInstances != 1)
+        j[keys::kDistributedOptimizerInstances] = p.distributedOptimizerInstances;
+    if (p.gradReduceDtype != GradReduceDtype::Fp32)
+        j[keys::kGradReduceDtype] = toString(p.gradReduceDtype);
     j[keys::kRecompute] = toString(p.recompute);
     const OverlapOptions& o = p.overlap;
     j[keys::kOverlap] = Json{{keys::kDpGradReduce, o.dpGradReduce},

@@ -32,6 +32,11 @@ constexpr NameTable<Precision, 2> kPrecisions{{
     {Precision::Bf16, "bf16"},
     {Precision::Fp8, "fp8"},
 }};
+constexpr NameTable<GradReduceDtype, 2> kGradReduceDtypes{{
+    {GradReduceDtype::Fp32, "fp32"},
+    {GradReduceDtype::Bf16, "bf16"},
+}};
+
 constexpr NameTable<Recompute, 3> kRecomputes{{
     {Recompute::None, "none"},
     {Recompute::Selective, "selective"},
@@ -193,6 +198,12 @@ std::vector<std::int64_t> placedGpusPerDatacenter(const Scenario& scenario)
     return placed;
 }
 
+int optimizerInstances(const Parallelism& p)
+{
+    const int zero = std::max(p.zeroStage, p.distributedOptimizer ? 1 : 0);
+    return zero == 1 ? std::max(1, p.distributedOptimizerInstances) : 1;
+}
+
 std::int64_t microBatchesPerIteration(const Scenario& scenario)
 {
     const std::int64_t dp = dataParallel(scenario);
@@ -269,6 +280,16 @@ std::optional<Precision> precisionFromString(const std::string& s)
 std::optional<Recompute> recomputeFromString(const std::string& s)
 {
     return valueOf(kRecomputes, s);
+}
+
+const char* toString(GradReduceDtype v)
+{
+    return nameOf(kGradReduceDtypes, v);
+}
+
+std::optional<GradReduceDtype> gradReduceDtypeFromString(const std::string& s)
+{
+    return valueOf(kGradReduceDtypes, s);
 }
 std::optional<ParallelDim> parallelDimFromString(const std::string& s)
 {

@@ -213,6 +213,17 @@ enum class Recompute
     Full
 };
 
+// The data type gradients are accumulated in and reduced across data-parallel ranks.
+// Megatron-LM accumulates and all-reduces a bf16 model's gradients in fp32 unless told
+// otherwise (megatron/training/arguments.py: --accumulate-allreduce-grads-in-fp32 is switched
+// on for bf16, --grad-reduce-in-bf16 turns it off; Megatron-Core
+// DistributedDataParallelConfig.grad_reduce_in_fp32).
+enum class GradReduceDtype
+{
+    Fp32,
+    Bf16
+};
+
 // Which communication is overlapped with compute; what is not overlapped is exposed.
 struct OverlapOptions
 {
@@ -249,6 +260,14 @@ struct Parallelism
     bool sequenceParallel = false;
     int zeroStage = 0; // 0..3
     bool distributedOptimizer = false;
+    // Copies of the distributed optimizer across the data-parallel group (Megatron-Core
+    // DistributedDataParallelConfig.num_distributed_optimizer_instances, Megatron-LM
+    // --num-distributed-optimizer-instances, default 1): the group is cut into this many
+    // instances of consecutive ranks; gradients are reduce-scattered inside an instance,
+    // the shards all-reduced across instances, weights all-gathered inside. With one
+    // instance per building only the shards cross the DCI (evaluation/datacost.cpp).
+    int distributedOptimizerInstances = 1;
+    GradReduceDtype gradReduceDtype = GradReduceDtype::Fp32;
     Recompute recompute = Recompute::None;
     OverlapOptions overlap;
     Kernels kernels;
@@ -372,6 +391,9 @@ std::vector<PlacementShard> effectiveShards(const Scenario& scenario);
 std::vector<int> effectiveLayersPerStage(const Scenario& scenario);
 // GPUs the placement puts in each datacenter, in topology order.
 std::vector<std::int64_t> placedGpusPerDatacenter(const Scenario& scenario);
+// Distributed-optimizer instances in effect: the scenario's count with the distributed optimizer
+// (ZeRO stage at most 1), else 1 (the checks refuse the other combinations).
+int optimizerInstances(const Parallelism& parallelism);
 // Micro-batches per iteration per pipeline: globalBatch / (microBatch * dp).
 std::int64_t microBatchesPerIteration(const Scenario& scenario);
 // Next free id for a kind of object.
@@ -386,6 +408,7 @@ const char* toString(DciTransport v);
 const char* toString(FfnActivation v);
 const char* toString(Precision v);
 const char* toString(Recompute v);
+const char* toString(GradReduceDtype v);
 const char* toString(ParallelDim v);
 const char* toString(ScheduleKind v);
 std::optional<FabricKind> fabricKindFromString(const std::string& s);
@@ -393,6 +416,7 @@ std::optional<DciTransport> dciTransportFromString(const std::string& s);
 std::optional<FfnActivation> ffnActivationFromString(const std::string& s);
 std::optional<Precision> precisionFromString(const std::string& s);
 std::optional<Recompute> recomputeFromString(const std::string& s);
+std::optional<GradReduceDtype> gradReduceDtypeFromString(const std::string& s);
 std::optional<ParallelDim> parallelDimFromString(const std::string& s);
 std::optional<ScheduleKind> scheduleKindFromString(const std::string& s);
 

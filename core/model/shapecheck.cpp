@@ -413,6 +413,68 @@ void checkSequenceAndBatch(const Scenario& s, const PlacementResult& placement, 
     }
 }
 
+// Distributed-optimizer instances (Megatron-Core num_distributed_optimizer_instances): each is
+// dp / instances consecutive data-parallel replicas (parallel_state.py cuts the dp-cp ranks
+// into contiguous intra-instance groups), so the count must divide DP; the scheme only exists
+// with the distributed optimizer (param_and_grad_buffer.py: the cross-instance all-reduce
+// runs only under use_distributed_optimizer); and an instance that straddles two buildings
+// would put its reduce-scatter and all-gather on the DCI, which the scheme is there to avoid:
+// every instance lies in one datacenter, shards taken in order as the placement ranks them.
+void checkOptimizerInstances(const Scenario& s, const PlacementResult& placement,
+                             ShapeFindings& out)
+{
+    const Parallelism& p = s.parallelism;
+    const int n = p.distributedOptimizerInstances;
+    if (n <= 1 || !placement.valid)
+        return;
+    const std::string ptr = "/parallelism/distributed_optimizer_instances";
+    if (!p.distributedOptimizer || p.zeroStage > 1) {
+        out.error(kInvalid, ptr,
+                  "distributed_optimizer_instances = " + str(n) +
+                      " needs distributed_optimizer: true and zero_stage 0 or 1 (Megatron-Core "
+                      "partial distributed optimizer)");
+        return;
+    }
+    if (placement.dp % n != 0) {
+        out.error(kDivide, ptr,
+                  "distributed_optimizer_instances = " + str(n) +
+                      " does not divide dp = " + str(placement.dp));
+        return;
+    }
+    const std::int64_t size = placement.dp / n; // replicas per instance
+    for (int stage = 0; stage < p.pp; ++stage) {
+        std::vector<Id> home(static_cast<std::size_t>(n), -1);
+        std::int64_t pos = 0;
+        for (const PlacementShard& shard : s.placement.shards) {
+            if (shard.dpReplicas <= 0 || shard.split() ||
+                shard.stageDatacenters.size() != static_cast<std::size_t>(p.pp))
+                continue;
+            const Id dc = shard.stageDatacenters[static_cast<std::size_t>(stage)];
+            const std::int64_t last =
+                std::min<std::int64_t>(n - 1, (pos + shard.dpReplicas - 1) / size);
+            for (std::int64_t i = pos / size; i <= last; ++i) {
+                Id& h = home[static_cast<std::size_t>(i)];
+                if (h >= 0 && h != dc) {
+                    auto name = [&](Id id) {
+                        const Datacenter* d = findDatacenter(s.topology, id);
+                        return d ? describeDatacenter(*d) : str(id);
+                    };
+                    out.error(kInvalid, ptr,
+                              "distributed_optimizer_instances = " + str(n) + ": instance " +
+                                  str(i) + " (" + str(size) +
+                                  " consecutive DP replicas) spans datacenters " + name(h) +
+                                  " and " + name(dc) + " at pipeline stage " + str(stage) +
+                                  "; choose a count whose instances each lie in one building "
+                                  "(e.g. one per datacenter the DP group spans)");
+                    return;
+                }
+                h = dc;
+            }
+            pos += shard.dpReplicas;
+        }
+    }
+}
+
 // TP outside the scale-up domain is legal but runs its collectives on the scale-out fabric.
 void checkScaleUp(const Scenario& s, const PlacementResult& placement, ShapeFindings& out)
 {
@@ -593,6 +655,8 @@ void checkParallelismFields(const Scenario& s, ShapeRules rules, ShapeFindings& 
     checkIntLimit(out, "/parallelism/ep", p.ep, kPositive);
     checkIntLimit(out, "/parallelism/virtual_stages", p.virtualStages, kPositive);
     checkIntLimit(out, "/parallelism/micro_batch", p.microBatch, kPositive);
+    checkIntLimit(out, "/parallelism/distributed_optimizer_instances",
+                  p.distributedOptimizerInstances, kPositive);
     if (strict) {
         checkIntLimit(out, "/parallelism/zero_stage", p.zeroStage, kZeroStage);
         checkIntLimit(out, "/schedule/extra_in_flight_at_dci", s.schedule.extraInFlightAtDci,
@@ -624,6 +688,7 @@ void checkShapeConsistency(const Scenario& scenario, ShapeRules rules, ShapeFind
     checkPipeline(scenario, rules, out);
     checkModelShape(scenario, placement, rules, out);
     checkSequenceAndBatch(scenario, placement, rules, out);
+    checkOptimizerInstances(scenario, placement, out);
     if (strict && placement.valid)
         checkScaleUp(scenario, placement, out);
 }

@@ -97,13 +97,25 @@ std::vector<LinkTraffic> linkTraffic(const Scenario& scenario, const PlacementAn
     for (const DirectedLinkBytes& d : bytesPerGpu.pipelineDci) {
         LinkTraffic& t = acc.dciLink(d.dciLinkId);
         t.bytesPerIteration += d.bytes;
-       (d.fromA ? t.bytesAToB : t.bytesBToA) += d.bytes;
+        (d.fromA ? t.bytesAToB : t.bytesBToA) += d.bytes;
     }
     acc.addPath(placement.tp, bytesPerGpu.tp, gpus, false);
     acc.addPath(placement.cp, bytesPerGpu.cp, gpus, false);
     acc.addPath(placement.ep, bytesPerGpu.ep, gpus, true);
-    acc.addPath(placement.dp, bytesPerGpu.dp, gpus, false);
-    acc.addPath(placement.expertDp, bytesPerGpu.expertDp, gpus, false);
+    const int instances = optimizerInstances(par);
+    if (instances > 1) {
+        GroupPath inner;
+        GroupPath outer;
+        splitGroupPath(placement.dp, instances, inner, outer);
+        acc.addPath(inner, bytesPerGpu.dp, gpus, false);
+        acc.addPath(outer, bytesPerGpu.dpAcrossInstances, gpus, false);
+        splitGroupPath(placement.expertDp, instances, inner, outer);
+        acc.addPath(inner, bytesPerGpu.expertDp, gpus, false);
+        acc.addPath(outer, bytesPerGpu.expertDpAcrossInstances, gpus, false);
+    } else {
+        acc.addPath(placement.dp, bytesPerGpu.dp, gpus, false);
+        acc.addPath(placement.expertDp, bytesPerGpu.expertDp, gpus, false);
+    }
     const std::size_t n =
         std::min(placement.stageBoundaries.size(), bytesPerGpu.stageBoundary.size());
     for (std::size_t i = 0; i < n; ++i)

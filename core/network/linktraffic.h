@@ -4,8 +4,8 @@
 #pragma once
 
 #include "model/evaluation.h"
-#include "network/placement.h"
 #include "model/scenario.h"
+#include "network/placement.h"
 
 #include <vector>
 
@@ -29,6 +29,10 @@ struct GroupBytes
     double ep = 0.0; // all-to-all
     double dp = 0.0;
     double expertDp = 0.0;
+    // With distributed-optimizer instances: dp and expertDp hold what runs inside an instance,
+    // these the all-reduce of the shards across instances (network/placement.h splitGroupPath).
+    double dpAcrossInstances = 0.0;
+    double expertDpAcrossInstances = 0.0;
     std::vector<double> stageBoundary; // per boundary i -> i+1, forward + backward (size pp-1)
     double wrapBoundary = 0.0;         // interleaved schedules only
     // Pipeline transfers per DCI link direction, summed over all GPUs, per iteration, from each

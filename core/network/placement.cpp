@@ -48,6 +48,32 @@ bool GroupPath::crossesDci() const
                        [](const LevelLink& l) { return l.linkClass == LinkClass::Dci; });
 }
 
+void splitGroupPath(const GroupPath& path, int instances, GroupPath& inner, GroupPath& outer)
+{
+    inner = GroupPath{};
+    outer = GroupPath{};
+    int left = std::max(1, path.size() / std::max(1, instances)); // members of one instance
+    for (const LevelLink& level : path.levels) {
+        const int p = std::max(1, level.participants);
+        if (left >= p && left % p == 0) {
+            inner.levels.push_back(level);
+            left /= p;
+        } else if (left > 1 && p % left == 0) {
+            // The cut falls inside this level: `left` of its members per instance, the rest
+            // of its members in the other instances, over the same links.
+            LevelLink in = level;
+            in.participants = left;
+            LevelLink out = level;
+            out.participants = p / left;
+            inner.levels.push_back(in);
+            outer.levels.push_back(out);
+            left = 1;
+        } else {
+            outer.levels.push_back(level);
+        }
+    }
+}
+
 namespace {
 
 using detail::DciLoads;

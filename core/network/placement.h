@@ -90,6 +90,14 @@ struct PlacementAnalysis
     std::vector<Warning> warnings;
 };
 
+// A group cut into `instances` runs of consecutive members (Megatron-Core's distributed-
+// optimizer instances, parallel_state.py): `inner` gets the levels one instance spans, `outer`
+// the levels joining the members at the same position in each instance. Members are laid out
+// innermost level first, so an instance fills the inner levels and the cut falls at the level
+// where their product reaches the instance size; a level the cut falls inside is split in two
+// over the same links. One instance: inner = path, outer empty.
+void splitGroupPath(const GroupPath& path, int instances, GroupPath& inner, GroupPath& outer);
+
 class TopologyModel;
 // `model`, when given, must match the scenario's topology and `catalog` (TopologyModel::matches);
 // without one the analysis builds what it needs for this call. `warnings` false skips the
