@@ -4,6 +4,7 @@
 #include "explore/lowerbound.h"
 #include "explore/memoryestimate.h"
 #include "explore/spaceodometer.h"
+#include "io/scenarioio.h"
 #include "model/scheduletraits.h"
 #include "model/shapecheck.h"
 
@@ -99,6 +100,13 @@ double dciUtilisation(const Evaluation& ev)
         if (t.dciLinkId >= 0 && ev.iterationTimeS > 0.0)
             most = std::max(most, t.busyS / ev.iterationTimeS);
     return most;
+}
+
+bool hasErrors(const std::vector<Diagnostic>& diagnostics)
+{
+    return std::any_of(diagnostics.begin(), diagnostics.end(), [](const Diagnostic& d) {
+        return d.severity == Diagnostic::Severity::Error;
+    });
 }
 
 // One point's outcome, computed on any thread and merged in index order.
@@ -222,6 +230,7 @@ public:
             applyTopologyVariant(topologies[k], m_base.topology, p.dciTransport, p.wavelengths,
                                  p.fabric);
             m_topologies[k] = makeTopologyVariant(topologies[k], m_catalog);
+            m_topologies[k].refused = topologyRefused(m_base, topologies[k], m_catalog);
         });
         for (std::size_t k = 0; k < n; ++k)
             for (std::size_t e = 0; e < k && !m_topologies[k].redundant; ++e)
@@ -280,6 +289,8 @@ public:
             return prune(PruneReason::Redundant);
         if (!shape.placement)
             return prune(shape.reason);
+        if (variant.refused)
+            return prune(PruneReason::Check);
         if (m_space.dciCapacityGbpsMin && variant.minDciCapacityGbps < *m_space.dciCapacityGbpsMin)
             return prune(PruneReason::DciCapacity);
         const std::int64_t batch = assignPointBatch(p, m_base.workload.globalBatch,
@@ -299,6 +310,11 @@ public:
         applyInPlace(sc, m_base, p, *shape.placement);
         if (checkCostModelShape(sc, m_catalog).hasErrors())
             return prune(PruneReason::Shape);
+        // A candidate is a scenario like any other: what `check` refuses (the loader's rules,
+        // core::checkScenario, on the point's topology variant, placement and knobs) is never
+        // evaluated, let alone ranked.
+        if (hasErrors(checkScenario(sc, m_catalog)))
+            return prune(PruneReason::Check);
         const double memoryLbGib = memoryLowerBoundGib(sc, shape.dataParallel);
         if (m_hbmGibMax > 0.0 && memoryLbGib > m_hbmGibMax)
             return prune(PruneReason::Memory);
