@@ -468,24 +468,24 @@ private slots:
         QVERIFY(window.newDocument());
         waitForEvaluation(window);
         app::ExplorePanel* panel = window.explorePanel();
-        setSpace(panel, {{"wavelengths", "base, 128"}, {"micro_batch", "1, 2"}});
+        setSpace(panel, {{"wavelengths", "base, 32"}, {"micro_batch", "1, 2"}});
         QVERIFY(panel->runAndWait(20000));
         const core::Scenario before = window.document()->scenario();
         QVERIFY(!before.topology.links.empty());
-        QVERIFY(before.topology.links.front().wavelengths != 128);
-        std::optional<core::SweepPoint> wide;
+        QVERIFY(before.topology.links.front().wavelengths != 32);
+        std::optional<core::SweepPoint> narrow;
         for (const core::SweepPoint& p : panel->topBy(core::SweepObjective::IterationTime))
-            if (p.point.wavelengths == 128 && !wide)
-                wide = p;
-        QVERIFY(wide);
-        QVERIFY(panel->previewPoint(wide->point.index));
-        QCOMPARE(window.previewPoint()->scenario.topology.links.front().wavelengths, 128);
+            if (p.point.wavelengths.all == 32 && !narrow)
+                narrow = p;
+        QVERIFY(narrow);
+        QVERIFY(panel->previewPoint(narrow->point.index));
+        QCOMPARE(window.previewPoint()->scenario.topology.links.front().wavelengths, 32);
         QUndoStack* stack = window.document()->undoStack();
         const int count = stack->count();
         QVERIFY(panel->applyPreview());
         QCOMPARE(stack->count(), count + 1);
         for (const core::DciLink& link : window.document()->scenario().topology.links)
-            QCOMPARE(link.wavelengths, 128);
+            QCOMPARE(link.wavelengths, 32);
         stack->undo();
         QVERIFY(window.document()->scenario() == before);
     }

@@ -82,8 +82,15 @@ QString pointName(const core::Scenario& scenario, const core::DesignPoint& point
     if (point.boundary != core::PlacementBoundary::Base)
         name += QStringLiteral(" %1-across")
                     .arg(QString::fromLatin1(toString(point.boundary)).toUpper());
-    if (point.dciTransport)
-        name += QStringLiteral(" %1").arg(views::transportName(*point.dciTransport));
+    // One transport for every link ("lossy IP"), or one per link ("base/lossy IP").
+    if (!point.dciTransport.isBase()) {
+        QStringList transports;
+        for (std::size_t i = 0; i < std::max<std::size_t>(1, point.dciTransport.each.size()); ++i) {
+            const auto t = point.dciTransport.of(i);
+            transports << (t ? views::transportName(*t) : QStringLiteral("base"));
+        }
+        name += QLatin1Char(' ') + transports.join(QLatin1Char('/'));
+    }
     return name;
 }
 

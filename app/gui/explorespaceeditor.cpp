@@ -60,8 +60,10 @@ const std::array<DimensionInfo, 19> kDimensionInfo{{
     {core::spacekeys::kStageSplit, "Stage split",
      "Stages moved from the proportional split: 0, 1, -1; one per boundary with '/': 1/-1"},
     {core::spacekeys::kRankOrder, "Rank order", "Innermost first, e.g. tp-cp-ep-dp-pp"},
-    {core::spacekeys::kDciTransport, "DCI transport", "rdma-otn, lossy-ip, roce-pfc, or base"},
-    {core::spacekeys::kWavelengths, "DCI wavelengths", "Per DCI link, or base (each its own)"},
+    {core::spacekeys::kDciTransport, "DCI transport",
+     "rdma-otn, lossy-ip, roce-pfc, or base; one per DCI link with '/': base/lossy-ip"},
+    {core::spacekeys::kWavelengths, "DCI wavelengths",
+     "A count for every DCI link, or base (each its own); one per link with '/': 32/base"},
     {core::spacekeys::kFabric, "Fabric",
      "clos, rail-optimized, rail-only, or base; one per datacenter with '/': clos/rail-only"},
 }};

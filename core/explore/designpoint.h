@@ -13,9 +13,9 @@ namespace archipelago::core {
 struct DesignPoint
 {
     std::uint64_t index = 0;
-    // The topology variant: nullopt / 0 keep the base's.
-    std::optional<DciTransport> dciTransport;
-    int wavelengths = 0;
+    // The topology variant: nullopt keeps the base's (per link, per datacenter).
+    ElementChoice<DciTransport> dciTransport;
+    ElementChoice<int> wavelengths;
     FabricChoice fabric;
     // The placement.
     int tp = 1;

@@ -52,6 +52,8 @@ const char* toString(PruneReason reason)
         return "global-batch";
     case PruneReason::Shape:
         return "shape";
+    case PruneReason::Check:
+        return "check";
     case PruneReason::TooLarge:
         return "too-large";
     case PruneReason::Memory:
@@ -151,6 +153,24 @@ PointPlacement makePointPlacement(const Scenario& base, const Catalog& catalog,
             if (shard.stageDatacenters[i] != shard.stageDatacenters[i - 1])
                 out.pipelineCrossesDatacenter = true;
     return out;
+}
+
+bool topologyRefused(const Scenario& base, const Topology& topology, const Catalog& catalog)
+{
+    const auto onTopology = [](const Diagnostic& d) { return d.pointer.starts_with("/topology"); };
+    const std::vector<Diagnostic> own = checkScenario(base, catalog);
+    Scenario variant = base;
+    variant.topology = topology;
+    for (const Diagnostic& d : checkScenario(variant, catalog)) {
+        if (d.severity == Diagnostic::Severity::Error)
+            return true;
+        const bool drawnByBase = std::any_of(own.begin(), own.end(), [&](const Diagnostic& o) {
+            return o.pointer == d.pointer && o.message == d.message;
+        });
+        if (onTopology(d) && !drawnByBase)
+            return true;
+    }
+    return false;
 }
 
 TopologyVariant makeTopologyVariant(const Topology& topology, const Catalog& catalog)

@@ -22,6 +22,7 @@ enum class PruneReason
     Placement,      // no valid placement of the point's placement dimensions (pointplacement.h)
     GlobalBatch,    // no batch in the allowed range is a multiple of micro_batch * dp
     Shape,          // a divisibility rule (model/shapecheck.h, Megatron's m % p for interleaving)
+    Check,          // its scenario is one `check` refuses (core::checkScenario)
     TooLarge,       // more pipeline cells than the search simulates
     Memory,         // the memory lower bound exceeds HBM (explore/memoryestimate.h)
     DciCapacity,    // a DCI link of the topology variant carries less than the floor
@@ -66,9 +67,16 @@ struct TopologyVariant
     double minDciCapacityGbps = std::numeric_limits<double>::infinity();
     // The same topology as an earlier variant (e.g. a transport on a topology without DCI).
     bool redundant = false;
+    // `check` finds on it a problem the base's topology does not have (topologyRefused).
+    bool refused = false;
 };
 
-// The variant's topology and figures; `redundant` is the caller's to set.
+// The variant's topology and figures; `redundant` and `refused` are the caller's to set.
 TopologyVariant makeTopologyVariant(const Topology& topology, const Catalog& catalog);
+
+// Whether `check` (core::checkScenario) finds on `base` with `topology` an error, or a finding
+// under /topology that `base` itself does not draw: the search made it (e.g. more wavelengths
+// than a link's line system carries), so no point on that topology is a design to propose.
+bool topologyRefused(const Scenario& base, const Topology& topology, const Catalog& catalog);
 
 } // namespace archipelago::core

@@ -131,7 +131,7 @@ SearchSpace defaultSearchSpace(const Scenario& base)
     // for a topology whose DCI links share one wavelength count, half and twice it (a cheaper
     // and a faster DCI). Other transports and fabric kinds come from --space.
     s.dciTransports = {std::nullopt};
-    s.wavelengths = {0};
+    s.wavelengths = {std::nullopt};
     if (const std::optional<int> shared =
             sharedValue<int>(topo.links, [](const DciLink& l) { return l.wavelengths; }))
         for (int n : {*shared / 2, 2 * *shared})
@@ -219,12 +219,12 @@ std::uint64_t spaceTopologies(const SearchSpace& s)
 }
 
 void applyTopologyVariant(Topology& topology, const Topology& base,
-                          std::optional<DciTransport> transport, int wavelengths,
-                          const FabricChoice& fabric)
+                          const ElementChoice<DciTransport>& transport,
+                          const ElementChoice<int>& wavelengths, const FabricChoice& fabric)
 {
     for (std::size_t i = 0; i < topology.links.size() && i < base.links.size(); ++i) {
-        topology.links[i].transport = transport.value_or(base.links[i].transport);
-        topology.links[i].wavelengths = wavelengths > 0 ? wavelengths : base.links[i].wavelengths;
+        topology.links[i].transport = transport.of(i).value_or(base.links[i].transport);
+        topology.links[i].wavelengths = wavelengths.of(i).value_or(base.links[i].wavelengths);
     }
     for (std::size_t i = 0; i < topology.datacenters.size() && i < base.datacenters.size(); ++i)
         topology.datacenters[i].fabric.kind =

@@ -2,9 +2,11 @@
 // dimension may take, and the optional constraints. A point of the space is one value per
 // dimension (explore/designpoint.h). Beside the parallelism and the schedule, a point chooses
 // how its placement crosses the datacenters (boundary, stage split, rank order, DP degree) and
-// the network technology (DCI transport and wavelengths, fabric kind): a topology variant.
+// the network technology (DCI transport and wavelengths per link, fabric kind per datacenter):
+// a topology variant.
 #pragma once
 
+#include "explore/elementchoice.h"
 #include "model/scenario.h"
 
 #include <algorithm>
@@ -112,10 +114,11 @@ struct GlobalBatchRange
 
 struct SearchSpace
 {
-    // The topology variant (slowest in the odometer): nullopt / 0 keep each link's or
-    // datacenter's own value.
-    std::vector<std::optional<DciTransport>> dciTransports;
-    std::vector<int> wavelengths; // per DCI link; 0: each link's own
+    // The topology variant (slowest in the odometer): one value for every DCI link or one per
+    // link (in topology order), one fabric kind for every datacenter or one per datacenter;
+    // nullopt keeps the link's or datacenter's own value.
+    std::vector<ElementChoice<DciTransport>> dciTransports;
+    std::vector<ElementChoice<int>> wavelengths;
     std::vector<FabricChoice> fabrics;
     // The placement.
     std::vector<int> tp;
@@ -170,10 +173,10 @@ std::uint64_t spacePoints(const SearchSpace& space);
 std::uint64_t spacePlacements(const SearchSpace& space);
 std::uint64_t spaceTopologies(const SearchSpace& space);
 
-// The topology of a variant: `base` with every DCI link's transport and wavelength count and
-// each datacenter's fabric kind set (nullopt / 0: kept).
+// The topology of a variant: `base` with each DCI link's transport and wavelength count and
+// each datacenter's fabric kind set (nullopt: kept).
 void applyTopologyVariant(Topology& topology, const Topology& base,
-                          std::optional<DciTransport> transport, int wavelengths,
-                          const FabricChoice& fabric);
+                          const ElementChoice<DciTransport>& transport,
+                          const ElementChoice<int>& wavelengths, const FabricChoice& fabric);
 
 } // namespace archipelago::core

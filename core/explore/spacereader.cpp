@@ -158,6 +158,53 @@ bool fabricIn(const Json& v, const std::string& ptr, DiagnosticSink& sink, Fabri
     return true;
 }
 
+// A value of a per-element dimension (explore/elementchoice.h): one value for every element, or
+// an array of `count` of them, one per element in topology order ("DCI link": `noun`); "base"
+// for an element that keeps its own. `one` reads a value that is not "base" and reports
+// nothing; `oneExpected` says what it reads ("an integer in 1..4096").
+template <typename T, typename One>
+bool elementChoiceIn(const Json& v, const std::string& ptr, DiagnosticSink& sink,
+                     ElementChoice<T>& out, std::size_t count, const std::string& oneExpected,
+                     const char* noun, One one)
+{
+    const auto value = [&](const Json& x, std::optional<T>& into) {
+        if (x.is_string() && x.get<std::string>() == spacekeys::kBase) {
+            into = std::nullopt;
+            return true;
+        }
+        T read{};
+        if (!one(x, read))
+            return false;
+        into = std::move(read);
+        return true;
+    };
+    std::optional<T> uniform;
+    if (!v.is_array() && value(v, uniform)) {
+        out = ElementChoice<T>(uniform);
+        return true;
+    }
+    if (!v.is_array() || count == 0 || v.size() != count) {
+        sink.error(ptr, "expected " + oneExpected +
+                            (count == 0 ? std::string()
+                                        : ", or an array of " + std::to_string(count) +
+                                              " of them (one per " + noun + ")") +
+                            ", got " + describeJson(v));
+        return false;
+    }
+    std::vector<std::optional<T>> values(count);
+    bool ok = true;
+    for (std::size_t i = 0; i < count; ++i)
+        if (!value(v[i], values[i])) {
+            sink.error(childPointer(ptr, i),
+                       "expected " + oneExpected + ", got " + describeJson(v[i]));
+            ok = false;
+        }
+    if (!ok)
+        return false;
+    out = ElementChoice<T>(std::move(values));
+    return true;
+}
+
 // A stage split: one offset for every boundary, or an array of one per boundary (datacenters -
 // 1 entries, for two datacenters or more).
 bool stageSplitIn(const Json& v, const std::string& ptr, DiagnosticSink& sink, StageSplit& out,
@@ -281,16 +328,33 @@ std::optional<SearchSpace> parseSearchSpace(std::string_view text, const Scenari
         const auto flag = [&](const Json& v, const std::string& p, bool& out) {
             return boolIn(v, p, sink, out);
         };
+        // One value for every DCI link, or one per link in topology order.
+        const std::size_t links = base.topology.links.size();
         readList(r, spacekeys::kDciTransport, s.dciTransports,
-                 [&](const Json& v, const std::string& p, std::optional<DciTransport>& out) {
-                     return enumOrBase(v, p, sink, out, &dciTransportFromString,
-                                       "rdma-otn, lossy-ip, roce-pfc");
+                 [&](const Json& v, const std::string& p, ElementChoice<DciTransport>& out) {
+                     return elementChoiceIn(
+                         v, p, sink, out, links, "one of rdma-otn, lossy-ip, roce-pfc, base",
+                         "DCI link", [](const Json& x, DciTransport& t) {
+                             const auto read = x.is_string()
+                                                   ? dciTransportFromString(x.get<std::string>())
+                                                   : std::nullopt;
+                             if (read)
+                                 t = *read;
+                             return read.has_value();
+                         });
                  });
         readList(r, spacekeys::kWavelengths, s.wavelengths,
-                 [&](const Json& v, const std::string& p, int& out) {
-                     return intOrWord(v, p, sink, out, limits::kWavelengths.min,
-                                      limits::kWavelengths.max, spacekeys::kBase, 0,
-                                      std::string(limits::kWavelengths.expected) + " or base");
+                 [&](const Json& v, const std::string& p, ElementChoice<int>& out) {
+                     return elementChoiceIn(
+                         v, p, sink, out, links,
+                         std::string(limits::kWavelengths.expected) + " or base", "DCI link",
+                         [](const Json& x, int& n) {
+                             if (!x.is_number_integer() ||
+                                 !limits::kWavelengths.contains(x.get<std::int64_t>()))
+                                 return false;
+                             n = static_cast<int>(x.get<std::int64_t>());
+                             return true;
+                         });
                  });
         readList(r, spacekeys::kFabric, s.fabrics,
                  [&](const Json& v, const std::string& p, FabricChoice& out) {

@@ -4,6 +4,7 @@
 #include "explore/lowerbound.h"
 #include "explore/memoryestimate.h"
 #include "explore/spaceodometer.h"
+#include "io/scenarioio.h"
 #include "model/scheduletraits.h"
 #include "model/shapecheck.h"
 
@@ -14,6 +15,7 @@
 #include <algorithm>
 #include <chrono>
 #include <limits>
+#include <unordered_map>
 
 namespace archipelago::core {
 
@@ -101,6 +103,34 @@ double dciUtilisation(const Evaluation& ev)
     return most;
 }
 
+bool hasErrors(const std::vector<Diagnostic>& diagnostics)
+{
+    return std::any_of(diagnostics.begin(), diagnostics.end(), [](const Diagnostic& d) {
+        return d.severity == Diagnostic::Severity::Error;
+    });
+}
+
+// A hash of everything a placement holds (for finding equal ones).
+std::size_t placementHash(const Placement& placement)
+{
+    std::size_t h = 0;
+    const auto mix = [&h](std::size_t v) {
+        h ^= v + std::size_t{0x9e3779b97f4a7c15} + (h << 6) + (h >> 2);
+    };
+    for (ParallelDim d : placement.rankOrder)
+        mix(static_cast<std::size_t>(d));
+    for (const PlacementShard& shard : placement.shards) {
+        mix(static_cast<std::size_t>(shard.dpReplicas));
+        for (Id dc : shard.stageDatacenters)
+            mix(static_cast<std::size_t>(dc));
+        for (Id dc : shard.splitDatacenters)
+            mix(static_cast<std::size_t>(dc));
+    }
+    for (int layers : placement.layersPerStage)
+        mix(static_cast<std::size_t>(layers));
+    return h;
+}
+
 // One point's outcome, computed on any thread and merged in index order.
 struct Outcome
 {
@@ -184,7 +214,9 @@ public:
     const SpaceOdometer& odometer() const { return m_odometer; }
 
     // Every placement, once (in parallel); then, in index order, a placement equal to one of
-    // an earlier boundary or stage split of the same shape, rank order and DP is redundant.
+    // an earlier value of the same shape (tp, cp, pp, ep) is redundant: a `pp` split on one
+    // datacenter, `base` equal to a preset, `dp: "max"` and the explicit DP it comes to. The
+    // rest of the point's knobs run over the same values for both, so each design is kept once.
     void makePlacements()
     {
         m_placements.resize(static_cast<std::size_t>(m_odometer.placements()));
@@ -193,20 +225,23 @@ public:
                 makePointPlacement(m_base, m_catalog, m_odometer.at(m_odometer.firstOfPlacement(k)),
                                    m_space, m_batchFixed);
         });
-        // The placement index's digits, slowest first: tp, cp, pp, ep, boundary, split, rank
-        // order, dp (explore/spaceodometer.h).
-        const std::size_t splitStride = m_space.rankOrders.size() * m_space.dataParallel.size();
-        const std::size_t splits = m_space.stageSplits.size();
-        const std::size_t boundaryStride = splitStride * splits;
-        const std::size_t block = boundaryStride * m_space.boundaries.size();
+        // The placement index's digits, slowest first: tp, cp, pp, ep, then boundary, split,
+        // rank order and dp (explore/spaceodometer.h): one block of those per shape.
+        const std::size_t block = m_space.boundaries.size() * m_space.stageSplits.size() *
+                                  m_space.rankOrders.size() * m_space.dataParallel.size();
+        std::unordered_multimap<std::size_t, std::size_t> seen; // placement hash -> index
         for (std::size_t k = 0; k < m_placements.size(); ++k) {
+            if (k % block == 0)
+                seen.clear();
             PointPlacement& here = m_placements[k];
             if (!here.placement)
                 continue;
-            const std::size_t inner = k % splitStride;
-            const std::size_t first = k - k % block + inner;
-            for (std::size_t e = first; e < k && !here.redundant; e += splitStride)
-                here.redundant = m_placements[e].placement == here.placement;
+            const std::size_t key = placementHash(*here.placement);
+            const auto [first, last] = seen.equal_range(key);
+            for (auto it = first; it != last && !here.redundant; ++it)
+                here.redundant = m_placements[it->second].placement == here.placement;
+            if (!here.redundant)
+                seen.emplace(key, k);
         }
     }
 
@@ -222,6 +257,7 @@ public:
             applyTopologyVariant(topologies[k], m_base.topology, p.dciTransport, p.wavelengths,
                                  p.fabric);
             m_topologies[k] = makeTopologyVariant(topologies[k], m_catalog);
+            m_topologies[k].refused = topologyRefused(m_base, topologies[k], m_catalog);
         });
         for (std::size_t k = 0; k < n; ++k)
             for (std::size_t e = 0; e < k && !m_topologies[k].redundant; ++e)
@@ -280,6 +316,8 @@ public:
             return prune(PruneReason::Redundant);
         if (!shape.placement)
             return prune(shape.reason);
+        if (variant.refused)
+            return prune(PruneReason::Check);
         if (m_space.dciCapacityGbpsMin && variant.minDciCapacityGbps < *m_space.dciCapacityGbpsMin)
             return prune(PruneReason::DciCapacity);
         const std::int64_t batch = assignPointBatch(p, m_base.workload.globalBatch,
@@ -299,6 +337,11 @@ public:
         applyInPlace(sc, m_base, p, *shape.placement);
         if (checkCostModelShape(sc, m_catalog).hasErrors())
             return prune(PruneReason::Shape);
+        // A candidate is a scenario like any other: what `check` refuses (the loader's rules,
+        // core::checkScenario, on the point's topology variant, placement and knobs) is never
+        // evaluated, let alone ranked.
+        if (hasErrors(checkScenario(sc, m_catalog)))
+            return prune(PruneReason::Check);
         const double memoryLbGib = memoryLowerBoundGib(sc, shape.dataParallel);
         if (m_hbmGibMax > 0.0 && memoryLbGib > m_hbmGibMax)
             return prune(PruneReason::Memory);

@@ -45,6 +45,46 @@ nlohmann::json fabricToJson(const FabricChoice& fabric)
     return a;
 }
 
+// A per-link value in its --space form: one value or "base", or an array of one per link.
+template <typename T, typename Name>
+nlohmann::json choiceToJson(const ElementChoice<T>& choice, Name name)
+{
+    const auto one = [&](const std::optional<T>& v) {
+        return v ? nlohmann::json(name(*v)) : nlohmann::json(spacekeys::kBase);
+    };
+    if (choice.isUniform())
+        return one(choice.all);
+    nlohmann::json a = nlohmann::json::array();
+    for (const std::optional<T>& v : choice.each)
+        a.push_back(one(v));
+    return a;
+}
+
+// The same for people: "lossy-ip", "base/lossy-ip".
+template <typename T, typename Name>
+std::string choiceText(const ElementChoice<T>& choice, Name name)
+{
+    const auto one = [&](const std::optional<T>& v) {
+        return v ? std::string(name(*v)) : std::string(spacekeys::kBase);
+    };
+    if (choice.isUniform())
+        return one(choice.all);
+    std::string text;
+    for (std::size_t i = 0; i < choice.each.size(); ++i)
+        text += (i > 0 ? "/" : "") + one(choice.each[i]);
+    return text;
+}
+
+std::string transportName(DciTransport t)
+{
+    return toString(t);
+}
+
+std::string countText(int n)
+{
+    return std::to_string(n);
+}
+
 nlohmann::json stageSplitToJson(const StageSplit& split)
 {
     return split.isUniform() ? nlohmann::json(split.offset) : nlohmann::json(split.perBoundary);
@@ -87,29 +127,25 @@ nlohmann::json designPointToJson(const DesignPoint& p)
     // A point's knobs are the space's dimensions, one value each.
     using namespace spacekeys;
     // "base": each DCI link or datacenter keeps its own value; "max": the largest DP that fits.
-    const auto orBase = [](auto value, auto name) -> nlohmann::json {
-        return value ? nlohmann::json(name(*value)) : nlohmann::json(kBase);
-    };
-    nlohmann::json j = {
-        {kDciTransport, orBase(p.dciTransport, [](DciTransport t) { return toString(t); })},
-        {kWavelengths, p.wavelengths > 0 ? nlohmann::json(p.wavelengths) : kBase},
-        {kFabric, fabricToJson(p.fabric)},
-        {kTp, p.tp},
-        {kCp, p.cp},
-        {kPp, p.pp},
-        {kEp, p.ep},
-        {kBoundary, toString(p.boundary)},
-        {kStageSplit, stageSplitToJson(p.stageSplit)},
-        {kRankOrder, rankOrderToString(p.rankOrder)},
-        {kDp, p.dataParallel > 0 ? nlohmann::json(p.dataParallel) : kMax},
-        {kSequenceParallel, p.sequenceParallel},
-        {kVirtualStages, p.virtualStages},
-        {kMicroBatch, p.microBatch},
-        {kSchedule, toString(p.schedule)},
-        {kExtraInFlight, p.extraInFlightAtDci},
-        {kRecompute, toString(p.recompute)},
-        {kZeroStage, p.zeroStage},
-        {kDistributedOptimizer, p.distributedOptimizer}};
+    nlohmann::json j = {{kDciTransport, choiceToJson(p.dciTransport, transportName)},
+                        {kWavelengths, choiceToJson(p.wavelengths, [](int n) { return n; })},
+                        {kFabric, fabricToJson(p.fabric)},
+                        {kTp, p.tp},
+                        {kCp, p.cp},
+                        {kPp, p.pp},
+                        {kEp, p.ep},
+                        {kBoundary, toString(p.boundary)},
+                        {kStageSplit, stageSplitToJson(p.stageSplit)},
+                        {kRankOrder, rankOrderToString(p.rankOrder)},
+                        {kDp, p.dataParallel > 0 ? nlohmann::json(p.dataParallel) : kMax},
+                        {kSequenceParallel, p.sequenceParallel},
+                        {kVirtualStages, p.virtualStages},
+                        {kMicroBatch, p.microBatch},
+                        {kSchedule, toString(p.schedule)},
+                        {kExtraInFlight, p.extraInFlightAtDci},
+                        {kRecompute, toString(p.recompute)},
+                        {kZeroStage, p.zeroStage},
+                        {kDistributedOptimizer, p.distributedOptimizer}};
     if (p.globalBatch > 0)
         j[kGlobalBatch] = p.globalBatch;
     if (p.index != std::numeric_limits<std::uint64_t>::max())
@@ -145,10 +181,13 @@ std::string describeSweepPoint(const SweepPoint& p)
             (d.distributedOptimizer ? " distopt" : "");
     if (d.globalBatch > 0)
         text += " batch " + std::to_string(d.globalBatch);
-    if (d.dciTransport)
-        text += std::string(" dci ") + toString(*d.dciTransport);
-    if (d.wavelengths > 0)
-        text += " " + std::to_string(d.wavelengths) + " wavelengths";
+    // One value for every link ("dci lossy-ip", "32 wavelengths"), or one per link
+    // ("dci base/lossy-ip", "wavelengths 32/base").
+    if (!d.dciTransport.isBase())
+        text += " dci " + choiceText(d.dciTransport, transportName);
+    if (!d.wavelengths.isBase())
+        text += d.wavelengths.isUniform() ? " " + countText(*d.wavelengths.all) + " wavelengths"
+                                          : " wavelengths " + choiceText(d.wavelengths, countText);
     // One kind ("fabric clos"), or one per datacenter ("fabric base/rail-only").
     if (!d.fabric.isBase()) {
         text += " fabric ";

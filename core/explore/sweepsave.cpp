@@ -41,6 +41,20 @@ OJson fabricJson(const FabricChoice& f)
     return a;
 }
 
+// A per-link value (explore/elementchoice.h): one value or "base", or an array of one per link.
+template <typename T, typename F> OJson choiceJson(const ElementChoice<T>& c, F one)
+{
+    const auto value = [&](const std::optional<T>& v) {
+        return v ? OJson(one(*v)) : OJson(spacekeys::kBase);
+    };
+    if (c.isUniform())
+        return value(c.all);
+    OJson a = OJson::array();
+    for (const std::optional<T>& v : c.each)
+        a.push_back(value(v));
+    return a;
+}
+
 template <typename T, typename F> OJson listJson(const std::vector<T>& values, F one)
 {
     OJson a = OJson::array();
@@ -148,10 +162,12 @@ nlohmann::ordered_json searchSpaceToJson(const SearchSpace& s)
     const auto number = [](int v) { return OJson(v); };
     const auto flag = [](bool v) { return OJson(v); };
     OJson j;
-    j[kDciTransport] = listJson(
-        s.dciTransports, [](const std::optional<DciTransport>& t) { return orWord(t, kBase); });
-    j[kWavelengths] =
-        listJson(s.wavelengths, [](int w) { return w > 0 ? OJson(w) : OJson(kBase); });
+    j[kDciTransport] = listJson(s.dciTransports, [](const ElementChoice<DciTransport>& t) {
+        return choiceJson(t, [](DciTransport v) { return toString(v); });
+    });
+    j[kWavelengths] = listJson(s.wavelengths, [](const ElementChoice<int>& w) {
+        return choiceJson(w, [](int v) { return v; });
+    });
     j[kFabric] = listJson(s.fabrics, fabricJson);
     j[kTp] = listJson(s.tp, number);
     j[kCp] = listJson(s.cp, number);

@@ -98,7 +98,7 @@ SearchSpace knobSpace(const PublishedRun& run, const Scenario& sc)
     const Parallelism& par = sc.parallelism;
     SearchSpace s = defaultSearchSpace(sc); // then every dimension narrowed to the run's
     s.dciTransports = {std::nullopt};
-    s.wavelengths = {0};
+    s.wavelengths = {std::nullopt};
     s.fabrics = {std::nullopt};
     s.tp = {par.tp};
     s.cp = {par.cp};
