@@ -3,7 +3,7 @@
 # runs each for SECONDS seconds:
 #   scripts/fuzz.sh [SECONDS]        (default 60)
 # The corpora live in build/fuzz/corpus/<target> and grow from run to run; they are seeded from
-# the presets, the catalog and the published runs (../shared/validation is copied at run time,
+# the presets, the catalog and the published runs (../shared/validation/v2 is copied at run time,
 # never committed). A crash, a sanitizer report, a leak, a timeout or running out of memory
 # fails the script; the input that caused it is left in build/fuzz/findings/ (to replay it:
 # build/fuzz/tests/fuzz/fuzz_<reader> FILE). A finding becomes a file in
@@ -37,7 +37,7 @@ seed() {
   return 0
 }
 seed fuzz_scenario "$here"/presets/*.json
-seed fuzz_publishedruns "$here"/../shared/validation/*.json "$here"/tests/data/hopper-runs.json
+seed fuzz_publishedruns "$here"/../shared/validation/v2/*.json "$here"/tests/data/hopper-runs.json
 seed fuzz_catalog "$here"/resources/catalog.json
 seed fuzz_space "$here"/tests/data/spaces/*.json
 

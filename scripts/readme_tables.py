@@ -3,8 +3,8 @@
 
     scripts/readme_tables.py [--cli build/release/app/archipelago-cli] [--write]
 
-Tables: predicted vs measured iteration time on ../shared/validation/published-runs.json,
-../shared/validation/published-runs-h100-megascale.json and tests/data/hopper-runs.json; each
+Tables: predicted vs measured iteration time on ../shared/validation/v2/published-runs.json,
+../shared/validation/v2/published-runs-h100-megascale.json and tests/data/hopper-runs.json; each
 preset beside its paper's figure; GeoPipe's 1F1B vs DCI-aware pipeline against DCI latency and
 capacity; the explorer's default space on every preset; the scale-across comparison
 (scripts/scale_across.py);
@@ -224,10 +224,10 @@ def main():
     args = ap.parse_args()
     tables = {
         "validation": validation_table(
-            args.cli, os.path.join(ROOT, "../shared/validation/published-runs.json"),
+            args.cli, os.path.join(ROOT, "../shared/validation/v2/published-runs.json"),
             "A100, calibration set")
         + "\n\n" + validation_table(
-            args.cli, os.path.join(ROOT, "../shared/validation/published-runs-h100-megascale.json"),
+            args.cli, os.path.join(ROOT, "../shared/validation/v2/published-runs-h100-megascale.json"),
             "MegaScale A100 and DGX Cloud H100, calibration set")
         + "\n\n" + validation_table(args.cli, os.path.join(ROOT, "tests/data/hopper-runs.json"),
                                     "Llama 3 405B on H100, not in the set"),

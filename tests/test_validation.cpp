@@ -131,7 +131,7 @@ void TestValidation::hopperRunsThatDoNotFitAreErrors()
             assumed += a.get<std::string>() + "\n";
         for (const char* knob : {"micro_batch not published: 1 (", "virtual_stages not published: ",
                                  "sequence_parallel not published: on (",
-                                 "distributed optimizer (not in format v1): on ("})
+                                 "distributed optimizer (not in the runs format): on ("})
             QVERIFY2(assumed.find(knob) != std::string::npos, assumed.c_str());
         const std::string line =
             "/runs/" + std::to_string(i) + ": run \"" + id + "\" could not be evaluated: " + reason;
@@ -663,7 +663,7 @@ void TestValidation::assumptionsNameEveryChosenKnob()
     QCOMPARE(count("sequence_parallel not published: "), run.sequenceParallel ? 0 : 1);
     // A stack that always shards (NeMo's ZeRO-2 optimizer) leaves nothing to choose.
     const bool chosen = run.dp * run.cp > 1 && run.software.value_or("") != "NeMo";
-    QCOMPARE(count("distributed optimizer (not in format v1): "), chosen ? 1 : 0);
+    QCOMPARE(count("distributed optimizer (not in the runs format): "), chosen ? 1 : 0);
     if (!run.microBatch)
         QVERIFY(says("micro_batch not published: " + std::to_string(par.microBatch) + " ("));
     if (!run.virtualStages)
@@ -671,8 +671,8 @@ void TestValidation::assumptionsNameEveryChosenKnob()
     if (!run.sequenceParallel)
         QVERIFY(says("sequence_parallel not published: " + onOff(par.sequenceParallel) + " ("));
     if (chosen)
-        QVERIFY(says(
-            "distributed optimizer (not in format v1): " + onOff(par.distributedOptimizer) + " ("));
+        QVERIFY(says("distributed optimizer (not in the runs format): " +
+                     onOff(par.distributedOptimizer) + " ("));
 }
 
 // Over its bound the search leaves out the longest pipelines, says which, and simulates no more

@@ -31,7 +31,7 @@
 // Calibration: gemm_peak, gemm_half_dim, memory_bound and comm_interference per accelerator
 // generation, jointly over ALL published runs of that generation, one set, no per-run terms:
 //   cmake --build BUILD --target calibrate_efficiency
-//   BUILD/tests/calibrate_efficiency ../shared/validation/published-runs.json A100-SXM4-80GB
+//   BUILD/tests/calibrate_efficiency ../shared/validation/v2/published-runs.json A100-SXM4-80GB
 //   BUILD/tests/calibrate_efficiency tests/data/hopper-runs.json H100-SXM5-80GB
 //       --set 0.8,64,0.82,0.45 --gemm-only   (one command line)
 // Results (resources/catalog.json, with the method in each `source`): ampere gemm_peak 0.78,

@@ -1,4 +1,4 @@
-// The published training runs built into the program (../shared/validation/*.json, embedded at
+// The published training runs built into the program (../shared/validation/v2/*.json, embedded at
 // build time by core/embedfiles.cmake) and the model's error on them, computed by the same
 // validateRuns() as `archipelago-cli validate`: what the review report and Help > Guide show so
 // that a reader knows how far to trust a prediction (ARCHITECTURE.md sections 6 and 7).
@@ -19,7 +19,7 @@ struct BuiltinValidationFile
     std::string_view text; // its bytes, static storage
 };
 
-// Empty when the build found no ../shared/validation folder (defined in the generated
+// Empty when the build found no ../shared/validation/v2 folder (defined in the generated
 // builtinvalidationdata.cpp).
 std::vector<BuiltinValidationFile> builtinValidationFiles();
 

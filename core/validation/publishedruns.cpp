@@ -113,7 +113,43 @@ void readOptimizations(ObjectReader& r, PublishedRun& run)
     });
 }
 
-void readTraining(ObjectReader& r, PublishedRun& run)
+// Version 2's `software_date`: "YYYY-MM", a real month.
+void readSoftwareDate(ObjectReader& r, PublishedRun& run)
+{
+    const std::string expected = "a month \"YYYY-MM\" (a year from " + std::to_string(kFirstYear) +
+                                 ", a month from 01 to 12)";
+    const Json* v = r.find(key::kSoftwareDate, kReq, expected);
+    if (!v)
+        return;
+    if (v->is_string())
+        if (std::optional<YearMonth> month = parseYearMonth(v->get_ref<const std::string&>())) {
+            run.softwareDate = month;
+            return;
+        }
+    r.error(key::kSoftwareDate, "expected " + expected + ", got " + describeJson(*v));
+}
+
+// The training stack: a name ("Megatron-LM", "NeMo", ...; a stack the README does not list yet
+// is no error, its knobs are then not restricted by date), optional in version 1; in version 2
+// required, with the release month it ran.
+void readSoftware(ObjectReader& r, PublishedRun& run, int version)
+{
+    if (version >= 2) {
+        if (std::string name; r.string(key::kSoftware, name, kReq)) {
+            if (name.empty())
+                r.error(key::kSoftware, "expected the name of a training stack, got \"\"");
+            else
+                run.software = name;
+        }
+        readSoftwareDate(r, run);
+        return;
+    }
+    if (const Json* v = r.find(key::kSoftware, kOpt, "a string"); v && !v->is_null())
+        if (std::string name; r.string(key::kSoftware, name))
+            run.software = name;
+}
+
+void readTraining(ObjectReader& r, PublishedRun& run, int version)
 {
     r.integer(key::kGlobalBatch, run.model.globalBatch, kReq, kGlobalBatch);
     run.microBatch = nullableInt(r, key::kMicroBatch, kPositive);
@@ -129,10 +165,7 @@ void readTraining(ObjectReader& r, PublishedRun& run)
                 choice(r, *v, r.pointerOf(key::kRecompute), {"full", "selective"}, " or null"))
             run.recompute = *name == "full" ? Recompute::Full : Recompute::Selective;
     r.enumeration(key::kPrecision, run.model.precision, precisionFromString, "bf16 | fp8", kReq);
-    // A name ("Megatron-LM", "NeMo", ...): a stack the README does not list yet is no error.
-    if (const Json* v = r.find(key::kSoftware, kOpt, "a string"); v && !v->is_null())
-        if (std::string name; r.string(key::kSoftware, name))
-            run.software = name;
+    readSoftware(r, run, version);
     readOptimizations(r, run);
 }
 
@@ -188,7 +221,7 @@ void checkRun(ObjectReader& r, const PublishedRun& run)
                            std::to_string(run.gpusPerNode));
 }
 
-PublishedRun readRun(ObjectReader& r)
+PublishedRun readRun(ObjectReader& r, int version)
 {
     PublishedRun run;
     const std::size_t errorsBefore = r.sink().errors().size();
@@ -198,7 +231,7 @@ PublishedRun readRun(ObjectReader& r)
         r.string(key::kNotes, run.notes, kOpt);
     run.model.name = run.id;
     r.object(key::kModel, kReq, [&](ObjectReader& o) { readModel(o, run.model); });
-    r.object(key::kTraining, kReq, [&](ObjectReader& o) { readTraining(o, run); });
+    r.object(key::kTraining, kReq, [&](ObjectReader& o) { readTraining(o, run, version); });
     r.object(key::kSystem, kReq, [&](ObjectReader& o) { readSystem(o, run); });
     r.object(key::kMeasured, kReq, [&](ObjectReader& o) {
         o.number(key::kIterationTimeS, run.measuredIterationS, kReq, kPositiveNumber);
@@ -215,9 +248,11 @@ void readDocument(ObjectReader& root, PublishedRunsLoad& out)
         root.error(key::kFormat, std::string("expected \"") + kPublishedRunsFormat + "\", got " +
                                      describeJson(Json(format)));
     int version = 0;
-    if (root.integer(key::kVersion, version, kReq, "1") && version != kPublishedRunsVersion)
-        root.error(key::kVersion, "expected " + std::to_string(kPublishedRunsVersion) + ", got " +
-                                      std::to_string(version));
+    const std::string versions = std::to_string(kOldestPublishedRunsVersion) + " or " +
+                                 std::to_string(kPublishedRunsVersion);
+    if (root.integer(key::kVersion, version, kReq, versions) &&
+        (version < kOldestPublishedRunsVersion || version > kPublishedRunsVersion))
+        root.error(key::kVersion, "expected " + versions + ", got " + std::to_string(version));
     std::string about;
     root.string(key::kAbout, about);
     if (root.sink().hasErrors())
@@ -241,7 +276,7 @@ void readDocument(ObjectReader& root, PublishedRunsLoad& out)
     }
     std::unordered_set<std::string> ids;
     root.objects(key::kRuns, kReq, [&](ObjectReader& r) {
-        PublishedRun run = readRun(r);
+        PublishedRun run = readRun(r, version);
         if (!run.id.empty() && !ids.insert(run.id).second)
             r.error(key::kId,
                     "expected a unique id, got " + describeJson(Json(run.id)) + " a second time");

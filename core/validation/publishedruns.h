@@ -1,12 +1,15 @@
 // Published training runs (../shared/validation/README.md, format
-// "archipelago-published-runs" version 1): reading, conversion to a Scenario, and the
+// "archipelago-published-runs" versions 1 and 2): reading, conversion to a Scenario, and the
 // predicted-vs-measured comparison that `archipelago-cli validate` and the validation test
-// share.
+// share. Version 2 names every run's training stack and its release month
+// (`training.software`, `training.software_date`), which bound the unpublished knobs
+// (validation/stackfeatures.h).
 #pragma once
 
 #include "io/scenarioio.h"
 #include "model/catalog.h"
 #include "model/scenario.h"
+#include "validation/stackfeatures.h"
 
 #include <cstdint>
 #include <optional>
@@ -17,7 +20,9 @@
 namespace archipelago::core {
 
 inline constexpr const char* kPublishedRunsFormat = "archipelago-published-runs";
-inline constexpr int kPublishedRunsVersion = 1;
+// The version this reader writes about and the oldest it still reads.
+inline constexpr int kPublishedRunsVersion = 2;
+inline constexpr int kOldestPublishedRunsVersion = 1;
 // Each run is evaluated several times (micro-batch and interleaving choices): a bound on the
 // work one file can ask for. Published tables hold tens of runs.
 inline constexpr int kMaxPublishedRuns = 10'000;
@@ -33,9 +38,12 @@ struct PublishedRun
     std::optional<int> virtualStages;
     std::optional<bool> sequenceParallel;
     Recompute recompute = Recompute::None; // null = none
-    // Optional: the training stack and its optimizations beyond the stack's defaults
-    // (runvalidation.cpp maps both onto the scenario's switches).
+    // The training stack (optional in version 1, required in 2) and its optimizations beyond
+    // the stack's defaults (runvalidation.cpp maps both onto the scenario's switches).
     std::optional<std::string> software;
+    // Version 2: the release of the stack the run used; nullopt in version 1 (then the
+    // unpublished knobs are not restricted by date).
+    std::optional<YearMonth> softwareDate;
     std::vector<std::string> optimizations;
     // System.
     std::string accelerator;

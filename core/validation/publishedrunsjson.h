@@ -42,6 +42,7 @@ inline constexpr const char* kSequenceParallel = "sequence_parallel";
 inline constexpr const char* kRecompute = "recompute";
 inline constexpr const char* kPrecision = "precision";
 inline constexpr const char* kSoftware = "software";
+inline constexpr const char* kSoftwareDate = "software_date";
 inline constexpr const char* kOptimizations = "optimizations";
 
 // system.

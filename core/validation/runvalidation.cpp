@@ -25,6 +25,7 @@
 #include "evaluation/costmodel.h"
 #include "io/evaluationjson.h"
 #include "validation/publishedruns.h"
+#include "validation/stackfeatures.h"
 #include "validation/unpublishedknobs.h"
 
 #include <algorithm>
@@ -66,8 +67,14 @@ void applyTrainingStack(const PublishedRun& run, const AcceleratorSpec& acc, Sce
         // (optim.name: distributed_fused_adam), "the ZeRO-2 algorithm, which distributes the
         // optimizer state and gradients" (NVIDIA/apex, contrib/optimizers/
         // distributed_fused_adam.py): gradients are sharded too, not only the optimizer.
-        par.zeroStage = 2;
-        notes.push_back("optimizer distributed_fused_adam (ZeRO-2)");
+        // A release before the optimizer (format version 2's software_date) keeps Adam whole.
+        if (const auto why = missingFeature(run.software, run.softwareDate,
+                                            StackFeature::DistributedOptimizer)) {
+            notes.push_back("optimizer not distributed (" + *why + ")");
+        } else {
+            par.zeroStage = 2;
+            notes.push_back("optimizer distributed_fused_adam (ZeRO-2)");
+        }
     }
     auto has = [&](const char* o) { return std::find(on.begin(), on.end(), o) != on.end(); };
     if (has("parallel_block"))

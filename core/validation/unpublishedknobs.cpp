@@ -11,9 +11,14 @@
 //    Megatron's num_layers % (pp * vp) == 0); with an uneven split (layers % pp != 0, as Llama
 //    3's) any v up to the fewest layers on a stage, every chunk holding a layer; at most 16;
 //  - sequence_parallel null: off or on when tp > 1 (off when tp = 1: nothing to split);
-//  - distributed optimizer (format v1 has no field): off or on when dp * cp > 1, unless the
+//  - distributed optimizer (the format has no field): off or on when dp * cp > 1, unless the
 //    stack always shards (NeMo's ZeRO-2 optimizer);
-//  - recompute null: none, as the README defines null for it: published, never searched.
+//  - recompute null: none, as the README defines null for it: published, never searched (so
+//    never selective where the stack did not have it).
+// A run that names its stack's release (format version 2, `software_date`) is held to what that
+// release had (validation/stackfeatures.h): interleaving, sequence parallelism or the
+// distributed optimizer released later is not tried, and the knob's line says why. Published
+// values are kept as published, whatever the date.
 // The engine prunes what Megatron would refuse (the micro-batch count m a multiple of p when
 // interleaving, the shape rules), more than 2^18 pipeline cells (p * v * m), and a point whose
 // model states alone exceed HBM; it evaluates the rest and ranks those that fit by iteration
@@ -34,11 +39,13 @@
 #include "explore/searchspace.h"
 #include "explore/spaceodometer.h"
 #include "explore/sweep.h"
+#include "validation/stackfeatures.h"
 
 #include <algorithm>
 #include <cstdint>
 #include <cstdio>
 #include <limits>
+#include <optional>
 #include <unordered_set>
 
 namespace archipelago::core {
@@ -57,6 +64,18 @@ constexpr double kTieRelative = 1e-3;
 bool shardsOptimizer(const PublishedRun& run)
 {
     return std::int64_t{run.dp} * run.cp > 1;
+}
+
+// Why the run's stack release could not use `f` (stackfeatures.h), or nullopt.
+std::optional<std::string> missing(const PublishedRun& run, StackFeature f)
+{
+    return missingFeature(run.software, run.softwareDate, f);
+}
+
+// The end of a knob's line when its stack release did not have the feature.
+std::string notTried(const PublishedRun& run, StackFeature f)
+{
+    return " (" + featureName(f) + " not tried: " + missing(run, f).value_or("") + ")";
 }
 
 std::string withCommas(std::int64_t n)
@@ -121,7 +140,7 @@ SearchSpace knobSpace(const PublishedRun& run, const Scenario& sc)
             s.microBatch.resize(kMaxMicroBatchCandidates);
     }
     s.virtualStages = {run.virtualStages.value_or(1)};
-    if (!run.virtualStages && run.pp > 1) {
+    if (!run.virtualStages && run.pp > 1 && !missing(run, StackFeature::InterleavedSchedule)) {
         const std::vector<int> split = effectiveLayersPerStage(sc);
         const auto [fewest, most] = std::minmax_element(split.begin(), split.end());
         const bool even = split.empty() || *fewest == *most;
@@ -134,16 +153,17 @@ SearchSpace knobSpace(const PublishedRun& run, const Scenario& sc)
 
     if (run.sequenceParallel)
         s.sequenceParallel = {*run.sequenceParallel};
-    else if (run.tp > 1)
+    else if (run.tp > 1 && !missing(run, StackFeature::SequenceParallel))
         s.sequenceParallel = {false, true};
     else
         s.sequenceParallel = {false};
     // A stack that always shards (NeMo's ZeRO-2 optimizer) has nothing to choose.
     if (par.zeroStage >= 1)
         s.distributedOptimizer = {shardsOptimizer(run)};
+    else if (shardsOptimizer(run) && !missing(run, StackFeature::DistributedOptimizer))
+        s.distributedOptimizer = {false, true};
     else
-        s.distributedOptimizer =
-            shardsOptimizer(run) ? std::vector<bool>{false, true} : std::vector<bool>{false};
+        s.distributedOptimizer = {false};
     return s;
 }
 
@@ -437,6 +457,8 @@ void describeChoices(const PublishedRun& run, const SearchSpace& space, const Sp
         std::string text = "virtual_stages not published: " + std::to_string(c.virtualStages);
         if (run.pp == 1)
             text += " (pp = 1: no pipeline to interleave)";
+        else if (missing(run, StackFeature::InterleavedSchedule))
+            text += notTried(run, StackFeature::InterleavedSchedule);
         else if (space.virtualStages.size() == 1 && bound.virtualStagesAbove > 0)
             text += " (interleaving not tried: the search's bound)";
         else if (space.virtualStages.size() == 1)
@@ -460,6 +482,8 @@ void describeChoices(const PublishedRun& run, const SearchSpace& space, const Sp
         std::string text = "sequence_parallel not published: " + onOff(c.sequenceParallel);
         if (run.tp == 1)
             text += " (tp = 1: nothing to split)";
+        else if (missing(run, StackFeature::SequenceParallel))
+            text += notTried(run, StackFeature::SequenceParallel);
         else
             text +=
                 " (" + why +
@@ -469,8 +493,12 @@ void describeChoices(const PublishedRun& run, const SearchSpace& space, const Sp
                 ")";
         assumptions.push_back(text);
     }
-    if (shardsOptimizer(run) && space.distributedOptimizer.size() > 1)
-        assumptions.push_back("distributed optimizer (not in format v1): " +
+    const bool stackShards = space.zeroStage.front() >= 1; // chosen by the stack, not here
+    if (shardsOptimizer(run) && !stackShards && missing(run, StackFeature::DistributedOptimizer))
+        assumptions.push_back("distributed optimizer (not in the runs format): off" +
+                              notTried(run, StackFeature::DistributedOptimizer));
+    else if (shardsOptimizer(run) && space.distributedOptimizer.size() > 1)
+        assumptions.push_back("distributed optimizer (not in the runs format): " +
                               onOff(c.distributedOptimizer) + " (" + why +
                               against(
                                   [&](const DesignPoint& k) {
@@ -491,6 +519,11 @@ std::int64_t chooseUnpublishedKnobs(const PublishedRun& run, const Catalog& cata
                                     std::vector<std::string>& assumptions,
                                     std::int64_t maxSearchCells)
 {
+    if (run.software && run.softwareDate && !knownStack(*run.software) && hasUnpublishedKnobs(run))
+        assumptions.push_back("training stack " + *run.software +
+                              " has no feature history here (validation/stackfeatures.cpp): its "
+                              "unpublished knobs are not restricted by its date, " +
+                              toString(*run.softwareDate));
     SearchSpace space = knobSpace(run, sc);
     const PipelineCells cells(sc);
     const SpaceBound bound = boundSpace(cells, space, maxSearchCells);

@@ -14,8 +14,9 @@
 
 namespace archipelago::core {
 
-// Whether `run` leaves a knob to choose. The distributed optimizer is not in format v1: it is
-// unpublished whenever there is something to shard (dp * cp > 1).
+// Whether `run` leaves a knob to choose. The distributed optimizer is not in the format: it is
+// unpublished whenever there is something to shard (dp * cp > 1). A knob the run's stack release
+// did not have (format version 2, validation/stackfeatures.h) takes its off value.
 bool hasUnpublishedKnobs(const PublishedRun& run);
 
 // The pipeline cells (stages x chunks x micro-batches, summed over the settings it evaluates)
