@@ -1,0 +1,315 @@
+// NCCL's connections on a long DCI link (network/dcimodel.h; docs/network.md, "NCCL's
+// connections"): a GPU flow crossing a link opens one connection per channel, each with its
+// buffer in flight at most, and its queue pairs share that buffer. Reproduces the long-haul
+// finding that extra wavelengths were worthless at 1,000 km (one 4 MiB window per GPU flow),
+// checks that NCCL settings raised as long-haul deployments raise them let the wavelengths
+// count again, and that more channels, QPs or buffer are never slower.
+#include "evaluation/costmodel.h"
+#include "io/scenarioio.h"
+#include "model/dcilink.h"
+#include "model/modelshapes.h"
+#include "network/dcimodel.h"
+
+#include <QtTest>
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <string>
+#include <vector>
+
+using namespace archipelago;
+using core::DciLink;
+using core::DciTransport;
+using core::NcclSettings;
+using core::NcclTraffic;
+
+namespace {
+
+constexpr double kMib = 1024.0 * 1024.0;
+
+core::Scenario loadPreset(const char* name)
+{
+    const core::LoadResult r =
+        core::loadScenarioFile(std::string(ARCHIPELAGO_SOURCE_DIR "/presets/") + name);
+    if (!r.ok())
+        qFatal("cannot load preset %s", name);
+    return *r.scenario;
+}
+
+const core::ModelShape& shape(const char* name)
+{
+    for (const core::ModelShape& m : core::publishedModelShapes())
+        if (std::strcmp(m.name, name) == 0)
+            return m;
+    qFatal("no model shape %s", name);
+}
+
+enum class Across
+{
+    Dp, // each building holds whole pipelines: the gradient all-reduce crosses
+    Pp  // stages 0-5 in one building, 6-11 in the other: the activations cross
+};
+
+// Nemotron-4 340B (its report's TP 8 x PP 12) on 12,288 H100 of the two-buildings preset's
+// campus (DP 128, 16 micro-batches per replica, interleaved with 2 chunks per rank), the
+// buildings `km` apart on `wavelengths` x 400G of lossless RDMA over OTN.
+core::Scenario job(Across across, double km, int wavelengths)
+{
+    core::Scenario s = loadPreset("llama3-405b-two-buildings.json");
+    s.workload = core::withModelShape(s.workload, shape("Nemotron-4 340B"));
+    s.parallelism.pp = 12;
+    s.parallelism.virtualStages = 2;
+    s.placement.layersPerStage.clear();
+    if (across == Across::Dp)
+        s.placement.shards = {core::PlacementShard{64, std::vector<core::Id>(12, 0)},
+                              core::PlacementShard{64, std::vector<core::Id>(12, 1)}};
+    else {
+        std::vector<core::Id> stages(12, 0);
+        std::fill(stages.begin() + 6, stages.end(), 1);
+        s.placement.shards = {core::PlacementShard{128, stages}};
+    }
+    DciLink& dci = s.topology.links.front();
+    dci.distanceKm = km;
+    dci.wavelengths = wavelengths;
+    dci.optic.clear(); // no reach or line-system warnings: the point is the transport
+    dci.lineSystem.clear();
+    return s;
+}
+
+double iterationS(const core::Scenario& s)
+{
+    const core::Evaluation ev = core::evaluate(s);
+    if (!ev.ok)
+        qFatal("evaluation failed");
+    return ev.iterationTimeS;
+}
+
+// Efficiency of the job across buildings: its iteration time on a 1 km link of 256 wavelengths
+// (nothing on the link binds) over its time as given.
+double efficiency(const core::Scenario& s)
+{
+    core::Scenario near = s;
+    near.topology.links.front().distanceKm = 1.0;
+    near.topology.links.front().wavelengths = 256;
+    return iterationS(near) / iterationS(s);
+}
+
+// Long-haul settings of the kind long-haul deployments raise: 16 channels per flow, 16 MiB
+// buffers (and 16 x 256 KiB send/recv chunks to fill them), 4 QPs per connection.
+NcclSettings longHaul()
+{
+    NcclSettings n;
+    n.channels = 16;
+    n.p2pChannelsPerPeer = 16;
+    n.buffsizeBytes = 16.0 * kMib;
+    n.p2pChunkBytes = 2.0 * kMib;
+    n.qpsPerConnection = 4;
+    return n;
+}
+
+} // namespace
+
+class TestNcclWindow : public QObject
+{
+    Q_OBJECT
+private slots:
+    void defaultsAreNcclsOwn();
+    void queuePairsShareTheBuffer();
+    void moreChannelsQpsOrBufferNeverSlower();
+    void defaultsLeaveWavelengthsWorthless();
+    void longHaulSettingsMakeWavelengthsCount();
+    void moreNcclNeverSlowerOnTheJob();
+};
+
+void TestNcclWindow::defaultsAreNcclsOwn()
+{
+    // NVIDIA/nccl 5067397: DEFAULT_BUFFSIZE (1 << 22) in src/init.cc, NCCL_P2P_NET_CHUNKSIZE
+    // (1 << 17), NCCL_IB_QPS_PER_CONNECTION 1 (src/transport/net_ib/connect.cc), NCCL_STEPS 8
+    // (src/include/device.h); two collective channels and two send/recv channels per peer for
+    // one GPU and one 400G NIC per node (src/graph/search.cc, src/graph/paths.cc).
+    const NcclSettings n;
+    QCOMPARE(n.buffsizeBytes, double(1 << 22));
+    QCOMPARE(n.p2pChunkBytes, double(1 << 17));
+    QCOMPARE(n.qpsPerConnection, 1);
+    QCOMPARE(n.channels, 2);
+    QCOMPARE(n.p2pChannelsPerPeer, 2);
+    QCOMPARE(core::kNcclSteps, 8);
+    // A collective connection keeps its buffer in flight, a send/recv one 8 chunks.
+    QCOMPARE(core::ncclBytesInFlight(n, NcclTraffic::Collective), 4.0 * kMib);
+    QCOMPARE(core::ncclBytesInFlight(n, NcclTraffic::PointToPoint), 1.0 * kMib);
+    // The chunk is capped at NCCL_BUFFSIZE / NCCL_STEPS (src/init.cc computeBuffSizes).
+    NcclSettings big = n;
+    big.p2pChunkBytes = 4.0 * kMib;
+    QCOMPARE(core::ncclBytesInFlight(big, NcclTraffic::PointToPoint), 4.0 * kMib);
+    // A DCI link carries NCCL's defaults unless the scenario says otherwise.
+    QCOMPARE(DciLink{}.nccl, n);
+}
+
+void TestNcclWindow::queuePairsShareTheBuffer()
+{
+    // One wavelength (one port: hashing cannot matter), 1,000 km: the window binds, and QPs,
+    // which share their connection's buffer, do not change it; channels and buffer do.
+    DciLink l;
+    l.distanceKm = 1000.0;
+    l.wavelengths = 1;
+    const double rtt = 2.0 * core::dciOneWayLatencyS(l);
+    const auto usable = [&](const DciLink& link) {
+        return core::dciUsableCapacityGBps(link, rtt,
+                                           core::dciConnections(link, 1, NcclTraffic::Collective));
+    };
+    const double base = usable(l);
+    QVERIFY(std::fabs(base - 2 * 4.0 * kMib / rtt / 1e9) < 1e-9 * base); // 2 channels x 4 MiB
+    DciLink qps = l;
+    qps.nccl.qpsPerConnection = 8;
+    QCOMPARE(usable(qps), base);
+    DciLink channels = l;
+    channels.nccl.channels = 8;
+    QVERIFY(std::fabs(usable(channels) - 4 * base) < 1e-9 * base);
+    DciLink buffer = l;
+    buffer.nccl.buffsizeBytes = 16.0 * kMib;
+    QVERIFY(std::fabs(usable(buffer) - 4 * base) < 1e-9 * base);
+    // Where they help: few connections over many wavelengths. Each QP is a 5-tuple the DCI
+    // routers hash onto a port; 2 connections reach at most 2 of 256 ports, 2 x 64 QPs most.
+    DciLink shortWide = l;
+    shortWide.distanceKm = 1.0;
+    shortWide.wavelengths = 256;
+    const double rttShort = 2.0 * core::dciOneWayLatencyS(shortWide);
+    shortWide.nccl.buffsizeBytes = 1e9; // the window does not bind
+    const auto c1 = core::dciConnections(shortWide, 1, NcclTraffic::Collective);
+    const double oneQp = core::dciUsableCapacityGBps(shortWide, rttShort, c1);
+    QVERIFY(oneQp <= 2.0 * core::dciCapacityGBps(shortWide) / 256 * (1 + 1e-12));
+    shortWide.nccl.qpsPerConnection = 64;
+    const auto c64 = core::dciConnections(shortWide, 1, NcclTraffic::Collective);
+    QVERIFY(core::dciUsableCapacityGBps(shortWide, rttShort, c64) > 20 * oneQp);
+}
+
+void TestNcclWindow::moreChannelsQpsOrBufferNeverSlower()
+{
+    const std::vector<DciTransport> transports{DciTransport::RdmaOtn, DciTransport::RocePfc,
+                                               DciTransport::LossyIp};
+    for (const DciTransport t : transports)
+        for (const double km : {1.0, 100.0, 1000.0})
+            for (const double loss : {0.0, 1e-5})
+                for (const double flows : {1.0, 96.0, 6144.0})
+                    for (const NcclTraffic traffic :
+                         {NcclTraffic::Collective, NcclTraffic::PointToPoint}) {
+                        DciLink l;
+                        l.transport = t;
+                        l.distanceKm = km;
+                        l.packetLossRate = loss;
+                        l.wavelengths = 64;
+                        const double rtt = 2.0 * core::dciOneWayLatencyS(l);
+                        const auto usable = [&] {
+                            return core::dciUsableCapacityGBps(
+                                l, rtt, core::dciConnections(l, flows, traffic));
+                        };
+                        // Raise one setting at a time, each step never slower.
+                        double previous = usable();
+                        const auto step = [&](const char* what) {
+                            const double now = usable();
+                            QVERIFY2(now >= previous * (1 - 1e-12),
+                                     qPrintable(QString("%1 at %2 km, loss %3, %4 flows: %5 "
+                                                        "%6 -> %7 GB/s")
+                                                    .arg(core::toString(t))
+                                                    .arg(km)
+                                                    .arg(loss)
+                                                    .arg(flows)
+                                                    .arg(what)
+                                                    .arg(previous)
+                                                    .arg(now)));
+                            previous = now;
+                        };
+                        for (int c = 2; c <= 64; c *= 2) {
+                            l.nccl.channels = l.nccl.p2pChannelsPerPeer = c;
+                            step("channels");
+                        }
+                        for (int q = 2; q <= 128; q *= 2) {
+                            l.nccl.qpsPerConnection = q;
+                            step("qps");
+                        }
+                        for (double b = 8 * kMib; b <= 1024 * kMib; b *= 2) {
+                            l.nccl.buffsizeBytes = b;
+                            step("buffsize");
+                        }
+                        for (double c = 256 * 1024.0; c <= 128 * kMib; c *= 2) {
+                            l.nccl.p2pChunkBytes = c;
+                            step("p2p chunk");
+                        }
+                    }
+}
+
+void TestNcclWindow::defaultsLeaveWavelengthsWorthless()
+{
+    // Reproduction: with NCCL's defaults at 1,000 km, 16 x 400G (6.4 Tb/s) and 256 x 400G
+    // (102.4 Tb/s) give the job across buildings the same efficiency: the windows, not the
+    // wavelengths, bind.
+    for (const Across across : {Across::Dp, Across::Pp}) {
+        const core::Scenario narrow = job(across, 1000.0, 16);
+        const core::Scenario wide = job(across, 1000.0, 256);
+        const double eNarrow = efficiency(narrow);
+        const double eWide = efficiency(wide);
+        qInfo("%s across, NCCL defaults, 1,000 km: efficiency %.4f at 6.4 Tb/s, %.4f at "
+              "102.4 Tb/s (iteration %.3f s, %.3f s)",
+              across == Across::Dp ? "DP" : "PP", eNarrow, eWide, iterationS(narrow),
+              iterationS(wide));
+        QVERIFY2(std::fabs(eWide - eNarrow) < 0.005,
+                 qPrintable(QString("%1 vs %2").arg(eNarrow).arg(eWide)));
+        QVERIFY(eNarrow < 0.95); // and the distance costs something
+    }
+}
+
+void TestNcclWindow::longHaulSettingsMakeWavelengthsCount()
+{
+    for (const Across across : {Across::Dp, Across::Pp}) {
+        core::Scenario narrow = job(across, 1000.0, 16);
+        core::Scenario wide = job(across, 1000.0, 256);
+        narrow.topology.links.front().nccl = longHaul();
+        wide.topology.links.front().nccl = longHaul();
+        const double eNarrow = efficiency(narrow);
+        const double eWide = efficiency(wide);
+        qInfo("%s across, long-haul NCCL, 1,000 km: efficiency %.4f at 6.4 Tb/s, %.4f at "
+              "102.4 Tb/s (iteration %.3f s, %.3f s)",
+              across == Across::Dp ? "DP" : "PP", eNarrow, eWide, iterationS(narrow),
+              iterationS(wide));
+        // More wavelengths help...
+        QVERIFY2(eWide > eNarrow + 0.02, qPrintable(QString("%1 vs %2").arg(eNarrow).arg(eWide)));
+        // ...and at 6.4 Tb/s the link, not the window, binds: more NCCL no longer helps.
+        core::Scenario more = narrow;
+        more.topology.links.front().nccl.channels *= 4;
+        more.topology.links.front().nccl.p2pChannelsPerPeer *= 4;
+        more.topology.links.front().nccl.buffsizeBytes *= 4;
+        more.topology.links.front().nccl.p2pChunkBytes *= 4;
+        QVERIFY(std::fabs(iterationS(more) - iterationS(narrow)) < 1e-6 * iterationS(narrow));
+    }
+}
+
+void TestNcclWindow::moreNcclNeverSlowerOnTheJob()
+{
+    for (const Across across : {Across::Dp, Across::Pp}) {
+        core::Scenario s = job(across, 1000.0, 64);
+        double previous = iterationS(s);
+        NcclSettings& n = s.topology.links.front().nccl;
+        const auto step = [&](const char* what) {
+            const double now = iterationS(s);
+            QVERIFY2(now <= previous * (1 + 1e-9),
+                     qPrintable(QString("%1: %2 -> %3 s").arg(what).arg(previous).arg(now)));
+            previous = now;
+        };
+        for (int k = 0; k < 3; ++k) {
+            n.channels *= 2;
+            step("channels");
+            n.p2pChannelsPerPeer *= 2;
+            step("p2p channels");
+            n.qpsPerConnection *= 2;
+            step("qps");
+            n.buffsizeBytes *= 2;
+            step("buffsize");
+            n.p2pChunkBytes *= 2;
+            step("p2p chunk");
+        }
+    }
+}
+
+QTEST_GUILESS_MAIN(TestNcclWindow)
+#include "test_ncclwindow.moc"
