@@ -5,6 +5,10 @@
 // checks that NCCL settings raised as long-haul deployments raise them let the wavelengths
 // count again, and that more channels, QPs or buffer are never slower.
 #include "evaluation/costmodel.h"
+#include "explore/searchspace.h"
+#include "explore/spaceodometer.h"
+#include "explore/spacereader.h"
+#include "io/diagnosticsink.h"
 #include "io/scenarioio.h"
 #include "model/dcilink.h"
 #include "model/modelshapes.h"
@@ -120,6 +124,7 @@ private slots:
     void defaultsLeaveWavelengthsWorthless();
     void longHaulSettingsMakeWavelengthsCount();
     void moreNcclNeverSlowerOnTheJob();
+    void explorerSearchesChannels();
 };
 
 void TestNcclWindow::defaultsAreNcclsOwn()
@@ -309,6 +314,42 @@ void TestNcclWindow::moreNcclNeverSlowerOnTheJob()
             step("p2p chunk");
         }
     }
+}
+
+void TestNcclWindow::explorerSearchesChannels()
+{
+    const core::Scenario base = job(Across::Dp, 1000.0, 16);
+    core::DiagnosticSink sink("space.json");
+    const auto space = core::parseSearchSpace(R"({"nccl_channels": ["base", 16]})", base, sink);
+    QVERIFY(space);
+    QCOMPARE(space->ncclChannels, (std::vector<int>{0, 16}));
+    const core::SearchSpace plain = core::defaultSearchSpace(base);
+    QCOMPARE(plain.ncclChannels, std::vector<int>{0}); // not searched unless asked
+    QCOMPARE(core::spaceTopologies(*space), 2 * core::spaceTopologies(plain));
+    // A topology variant: every link's collective and send/recv channels, nothing else.
+    const core::SpaceOdometer odometer(*space);
+    bool sawSixteen = false;
+    for (std::uint64_t t = 0; t < odometer.topologies(); ++t) {
+        const core::DesignPoint p = odometer.at(odometer.firstOfTopology(t));
+        core::Topology topology = base.topology;
+        core::applyTopologyVariant(topology, base.topology, p.dciTransport, p.wavelengths, p.fabric,
+                                   p.ncclChannels);
+        const NcclSettings& n = topology.links.front().nccl;
+        if (p.ncclChannels == 16) {
+            sawSixteen = true;
+            QCOMPARE(n.channels, 16);
+            QCOMPARE(n.p2pChannelsPerPeer, 16);
+            QCOMPARE(n.buffsizeBytes, base.topology.links.front().nccl.buffsizeBytes);
+        } else {
+            QCOMPARE(n, base.topology.links.front().nccl);
+        }
+    }
+    QVERIFY(sawSixteen);
+    // Out of NCCL's range: refused with the pointer to the value.
+    core::DiagnosticSink bad("space.json");
+    QVERIFY(!core::parseSearchSpace(R"({"nccl_channels": [65]})", base, bad));
+    QVERIFY(std::any_of(bad.errors().begin(), bad.errors().end(),
+                        [](const auto& d) { return d.pointer == "/nccl_channels/0"; }));
 }
 
 QTEST_GUILESS_MAIN(TestNcclWindow)

@@ -17,6 +17,7 @@ struct DesignPoint
     std::optional<DciTransport> dciTransport;
     int wavelengths = 0;
     FabricChoice fabric;
+    int ncclChannels = 0;
     // The placement.
     int tp = 1;
     int cp = 1;

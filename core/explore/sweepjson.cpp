@@ -92,6 +92,7 @@ nlohmann::json designPointToJson(const DesignPoint& p)
         {kDciTransport, orBase(p.dciTransport, [](DciTransport t) { return toString(t); })},
         {kWavelengths, p.wavelengths > 0 ? nlohmann::json(p.wavelengths) : kBase},
         {kFabric, fabricToJson(p.fabric)},
+        {kNcclChannels, p.ncclChannels > 0 ? nlohmann::json(p.ncclChannels) : kBase},
         {kTp, p.tp},
         {kCp, p.cp},
         {kPp, p.pp},
@@ -147,6 +148,8 @@ std::string describeSweepPoint(const SweepPoint& p)
         text += std::string(" dci ") + toString(*d.dciTransport);
     if (d.wavelengths > 0)
         text += " " + std::to_string(d.wavelengths) + " wavelengths";
+    if (d.ncclChannels > 0)
+        text += " " + std::to_string(d.ncclChannels) + " NCCL channels";
     // One kind ("fabric clos"), or one per datacenter ("fabric base/rail-only").
     if (!d.fabric.isBase()) {
         text += " fabric ";
