@@ -84,8 +84,11 @@ inline core::Scenario multiDcScenario()
     link.equipmentLatencyS = 3.5e-5;
     link.packetLossRate = 1e-6;
     link.windowBytes = 33554432;
-    link.connectionsPerCollective = 8;
-    link.outstandingBytes = 8388608;
+    link.nccl.buffsizeBytes = 8388608;
+    link.nccl.channels = 8;
+    link.nccl.p2pChannelsPerPeer = 4;
+    link.nccl.p2pChunkBytes = 262144;
+    link.nccl.qpsPerConnection = 4;
     link.headroomBytes = 33554432;
     link.mssBytes = 8948;
     s.topology.links = {link};

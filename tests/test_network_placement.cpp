@@ -129,10 +129,11 @@ void TestNetwork::ppBoundaryMoves()
         QCOMPARE(b.linkClass == LinkClass::Dci, i == dciBoundary);
         QCOMPARE(b.participants, 2);
     }
-    // 16 replicas x 8 TP ranks send across at once.
+    // 16 replicas x 8 TP ranks send across at once. Their 256 QPs (2 send/recv channels per
+    // flow) hashed onto 16 ports leave (15/16)^256 ~ 7e-8 of a port empty.
     const LevelLink& dci = p.stageBoundaries[static_cast<std::size_t>(dciBoundary)];
     QCOMPARE(dci.concurrentFlows, 128);
-    QVERIFY(fuzzy(dci.bandwidthGBps, 800.0 / 128));
+    QVERIFY(fuzzy(dci.bandwidthGBps, 800.0 / 128, 1e-6));
     QVERIFY(std::any_of(p.warnings.begin(), p.warnings.end(), [&](const Warning& w) {
         return w.code == WarningCode::PpCrossesDc && w.integer("from_stage") == dciBoundary &&
                w.integer("to_stage") == dciBoundary + 1 &&

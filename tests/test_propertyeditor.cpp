@@ -89,6 +89,7 @@ private slots:
     void derivedDpIsReadOnly();
     void multiSelectShowsMixedAndEditsAll();
     void linkDistanceEmitsLinks();
+    void linkNcclSettingsEmitLinks();
     void podEditAcrossDatacentersAdaptsPlacement();
     void podEditThatBreaksTheBatchLetsTheBatchFollow();
     void warningsShowButDoNotBlock();
@@ -262,6 +263,30 @@ void TestPropertyEditor::linkDistanceEmitsLinks()
     // Out of range for the loader is out of range for the spin box.
     distance->setValue(1e9);
     QCOMPARE(distance->value(), 20'000.0);
+}
+
+void TestPropertyEditor::linkNcclSettingsEmitLinks()
+{
+    // NCCL's settings of the link: the page shows NCCL's defaults and edits the nested keys.
+    m_editor->setSelection(Kind::Link, {0});
+    IntentSpies spies(m_editor.get());
+    views::IntField* channels = m_editor->linkEditor()->ncclChannelsField();
+    views::DoubleField* buffer = m_editor->linkEditor()->ncclBufferField();
+    QCOMPARE(channels->value(), 2);
+    QCOMPARE(buffer->value(), 4.0); // MiB
+    channels->setValue(16);
+    QCOMPARE(spies.links.count(), 1);
+    auto links = spies.links.at(0).at(0).value<QList<core::DciLink>>();
+    QCOMPARE(links.size(), 1);
+    QCOMPARE(links[0].nccl.channels, 16);
+    QCOMPARE(links[0].nccl.buffsizeBytes, 4.0 * 1024 * 1024); // the rest is kept
+    buffer->setValue(64.0);
+    QCOMPARE(spies.links.count(), 2);
+    links = spies.links.at(1).at(0).value<QList<core::DciLink>>();
+    QCOMPARE(links[0].nccl.buffsizeBytes, 64.0 * 1024 * 1024);
+    // NCCL's MAXCHANNELS bounds the spin box as it bounds the loader.
+    channels->setValue(1000);
+    QCOMPARE(channels->value(), 64);
 }
 
 void TestPropertyEditor::podEditAcrossDatacentersAdaptsPlacement()

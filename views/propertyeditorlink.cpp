@@ -29,12 +29,13 @@ LinkEditor::LinkEditor(EditSink* sink, QWidget* parent)
     m_endpoints = addNote(path, tr("Joins"), tr("The two datacenters of the link."));
     addDouble(path, m_distance, tr("Distance (km)"),
               tr("Fibre path length in km, 0–20,000; adds 5 µs/km of latency each way."),
-              QStringLiteral("distance_km"), 0.0, 20'000.0, 1, 1.0, &core::DciLink::distanceKm);
+              QStringLiteral("distance_km"), 0.0, 20'000.0, 1, 1.0,
+              [](core::DciLink& l) -> double& { return l.distanceKm; });
     DoubleField* equipment = nullptr;
     addDouble(path, equipment, tr("Equipment latency (µs)"),
               tr("Transponders, ROADMs and switches at both ends, in µs, one way."),
               QStringLiteral("equipment_latency_s"), 0.0, 1e6, 1, 1e6,
-              &core::DciLink::equipmentLatencyS);
+              [](core::DciLink& l) -> double& { return l.equipmentLatencyS; });
     m_equipmentLatency = equipment;
     m_latency =
         addNote(path, tr("One-way latency"), tr("Derived: 5 µs/km × distance + equipment."));
@@ -49,7 +50,7 @@ LinkEditor::LinkEditor(EditSink* sink, QWidget* parent)
     addDouble(capacity, m_rate, tr("Rate per wavelength (Gb/s)"),
               tr("Line rate of one wavelength in Gb/s (400ZR: 400)."),
               QStringLiteral("Gbps_per_wavelength"), 1.0, 1e5, 0, 1.0,
-              &core::DciLink::gbpsPerWavelength);
+              [](core::DciLink& l) -> double& { return l.gbpsPerWavelength; });
     m_capacity = addNote(capacity, tr("Capacity (each way)"),
                          tr("Derived: wavelengths × rate per wavelength."));
     m_optic = new ChoiceField;
@@ -83,45 +84,77 @@ LinkEditor::LinkEditor(EditSink* sink, QWidget* parent)
     addDouble(transport, m_loss, tr("Packet loss (%)"),
               tr("Packet loss rate in percent (lossy IP and RoCE with PFC)."),
               QStringLiteral("packet_loss_rate"), 0.0, 100.0, 4, 100.0,
-              &core::DciLink::packetLossRate);
+              [](core::DciLink& l) -> double& { return l.packetLossRate; });
     addDouble(transport, m_window, tr("Window per connection (MiB)"),
               tr("Congestion / receive window of one connection in MiB (lossy IP only)."),
               QStringLiteral("window_bytes"), 0.001, 1e6, 3, 1.0 / (1024.0 * 1024.0),
-              &core::DciLink::windowBytes);
+              [](core::DciLink& l) -> double& { return l.windowBytes; });
     addDouble(transport, m_mss, tr("TCP segment (bytes)"),
               tr("TCP maximum segment size in bytes, 536–65,495 (1460 on a 1500-byte MTU, 8948 "
                  "on 9000; lossy IP only)."),
-              QStringLiteral("mss_bytes"), 536.0, 65'495.0, 0, 1.0, &core::DciLink::mssBytes);
-    addDouble(transport, m_outstanding, tr("In flight per connection (MiB)"),
-              tr("Bytes one RDMA connection keeps outstanding in MiB: NCCL's receive buffer "
-                 "(NCCL_BUFFSIZE, 4 MiB) or work requests × message size (RDMA only)."),
-              QStringLiteral("outstanding_bytes"), 0.004, 1e6, 3, 1.0 / (1024.0 * 1024.0),
-              &core::DciLink::outstandingBytes);
+              QStringLiteral("mss_bytes"), 536.0, 65'495.0, 0, 1.0,
+              [](core::DciLink& l) -> double& { return l.mssBytes; });
     addDouble(transport, m_headroom, tr("PFC headroom per port (MiB)"),
               tr("Switch buffer reserved per port and lossless priority in MiB; below the xoff "
                  "need of the cable length the port pauses early (RoCE with PFC only)."),
               QStringLiteral("headroom_bytes"), 0.001, 1e6, 3, 1.0 / (1024.0 * 1024.0),
-              &core::DciLink::headroomBytes);
-    m_connections = new IntField(1, 1'000'000);
-    m_connectionsRow = addField(transport, tr("Connections per collective"), m_connections,
-                                tr("Parallel connections (QPs or TCP streams) one collective "
-                                   "spreads over the link; every GPU flow crossing it is at "
-                                   "least one."));
-    connect(m_connections, &IntField::committed, this, [this](int v) {
-        editLinks(m_connectionsRow, [&](core::DciLink& l) { l.connectionsPerCollective = v; });
-    });
+              [](core::DciLink& l) -> double& { return l.headroomBytes; });
+
+    // NCCL's connections: every GPU flow crossing the link opens one per channel, each with
+    // its buffer in flight at most (docs/network.md, "NCCL's connections").
+    QFormLayout* nccl = addSection(tr("NCCL"));
+    constexpr double kMib = 1.0 / (1024.0 * 1024.0);
+    addDouble(nccl, m_buffsize, tr("Buffer per connection (MiB)"),
+              tr("NCCL_BUFFSIZE in MiB (NCCL's default 4): what one collective connection keeps "
+                 "in flight at most."),
+              QStringLiteral("nccl/buffsize_bytes"), 0.004, 2048.0, 3, kMib,
+              [](core::DciLink& l) -> double& { return l.nccl.buffsizeBytes; });
+    addInt(nccl, m_channels, tr("Channels per flow"),
+           tr("Channels of a collective per GPU flow crossing the link, 1–64 (NCCL finds 2 for "
+              "one GPU and one 400G NIC per node; NCCL_MIN_NCHANNELS raises it). One "
+              "connection and one buffer each."),
+           QStringLiteral("nccl/channels"), 1, 64,
+           [](core::DciLink& l) -> int& { return l.nccl.channels; });
+    addInt(nccl, m_p2pChannels, tr("Send/recv channels per peer"),
+           tr("NCCL_NCHANNELS_PER_NET_PEER, 1–64 (2 by default here): channels of a pipeline or "
+              "expert send/recv per GPU pair crossing the link."),
+           QStringLiteral("nccl/p2p_channels_per_peer"), 1, 64,
+           [](core::DciLink& l) -> int& { return l.nccl.p2pChannelsPerPeer; });
+    addDouble(nccl, m_p2pChunk, tr("Send/recv chunk (KiB)"),
+              tr("NCCL_P2P_NET_CHUNKSIZE in KiB (NCCL's default 128): a send/recv connection "
+                 "keeps 8 chunks in flight at most."),
+              QStringLiteral("nccl/p2p_chunk_bytes"), 4.0, 2.0 * 1024 * 1024, 0, 1.0 / 1024.0,
+              [](core::DciLink& l) -> double& { return l.nccl.p2pChunkBytes; });
+    addInt(nccl, m_qps, tr("QPs per connection"),
+           tr("NCCL_IB_QPS_PER_CONNECTION, 1–128 (NCCL's default 1): queue pairs (sockets for "
+              "TCP) a connection stripes over. They share its buffer and add hashing entropy "
+              "over the wavelengths' ports."),
+           QStringLiteral("nccl/qps_per_connection"), 1, 128,
+           [](core::DciLink& l) -> int& { return l.nccl.qpsPerConnection; });
 }
 
 FieldRow* LinkEditor::addDouble(QFormLayout* form, DoubleField*& field, const QString& label,
                                 const QString& toolTip, const QString& key, double minimum,
-                                double maximum, int decimals, double scale,
-                                double core::DciLink::*member)
+                                double maximum, int decimals, double scale, DoubleRef member)
 {
     field = new DoubleField(minimum, maximum, decimals);
     FieldRow* row = addField(form, label, field, toolTip);
     m_doubles.push_back({field, row, key, scale, member});
     connect(field, &DoubleField::committed, this, [this, row, scale, member](double shown) {
-        editLinks(row, [&](core::DciLink& l) { l.*member = shown / scale; });
+        editLinks(row, [&](core::DciLink& l) { member(l) = shown / scale; });
+    });
+    return row;
+}
+
+FieldRow* LinkEditor::addInt(QFormLayout* form, IntField*& field, const QString& label,
+                             const QString& toolTip, const QString& key, int minimum, int maximum,
+                             IntRef member)
+{
+    field = new IntField(minimum, maximum);
+    FieldRow* row = addField(form, label, field, toolTip);
+    m_ints.push_back({field, row, key, member});
+    connect(field, &IntField::committed, this, [this, row, member](int v) {
+        editLinks(row, [&](core::DciLink& l) { member(l) = v; });
     });
     return row;
 }
@@ -177,7 +210,18 @@ void LinkEditor::loadValues()
     m_lineSystem->setChoices(lineSystems);
 
     for (const DoubleBinding& b : m_doubles) {
-        b.field->load(commonValue(links, [&](auto* l) { return l->*(b.member) * b.scale; }));
+        // The accessor serves the edit; reading goes through a copy of the link.
+        b.field->load(commonValue(links, [&](auto* l) {
+            core::DciLink copy = *l;
+            return b.member(copy) * b.scale;
+        }));
+        b.row->setPointers(linkPointers(s, ids(), QLatin1Char('/') + b.key));
+    }
+    for (const IntBinding& b : m_ints) {
+        b.field->load(commonValue(links, [&](auto* l) {
+            core::DciLink copy = *l;
+            return b.member(copy);
+        }));
         b.row->setPointers(linkPointers(s, ids(), QLatin1Char('/') + b.key));
     }
     m_wavelengths->load(commonValue(links, [](auto* l) { return l->wavelengths; }));
@@ -186,13 +230,10 @@ void LinkEditor::loadValues()
     const auto transport = commonValue(links, [](auto* l) { return l->transport; });
     m_transport->load(transport ? std::optional<QString>(QString::fromLatin1(toString(*transport)))
                                 : std::nullopt);
-    m_connections->load(commonValue(links, [](auto* l) { return l->connectionsPerCollective; }));
     m_wavelengthsRow->setPointers(linkPointers(s, ids(), QStringLiteral("/wavelengths")));
     m_opticRow->setPointers(linkPointers(s, ids(), QStringLiteral("/optic")));
     m_lineSystemRow->setPointers(linkPointers(s, ids(), QStringLiteral("/line_system")));
     m_transportRow->setPointers(linkPointers(s, ids(), QStringLiteral("/transport")));
-    m_connectionsRow->setPointers(
-        linkPointers(s, ids(), QStringLiteral("/connections_per_collective")));
 
     // Each field matters to some transports only.
     const auto anyOf = [&](std::initializer_list<core::DciTransport> kinds) {
@@ -204,7 +245,6 @@ void LinkEditor::loadValues()
     m_loss->setEnabled(anyOf({DciTransport::LossyIp, DciTransport::RocePfc}));
     m_window->setEnabled(anyOf({DciTransport::LossyIp}));
     m_mss->setEnabled(anyOf({DciTransport::LossyIp}));
-    m_outstanding->setEnabled(anyOf({DciTransport::RdmaOtn, DciTransport::RocePfc}));
     m_headroom->setEnabled(anyOf({DciTransport::RocePfc}));
 
     const auto capacity =

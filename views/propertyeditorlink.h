@@ -1,6 +1,7 @@
 // DCI link page of the property editor: distance, capacity (wavelengths × rate), optic, line
-// system, transport and its loss / window / segment / in-flight bytes / PFC headroom /
-// connections, for the whole selection at once.
+// system, transport and its loss / window / segment / PFC headroom, and NCCL's connections on
+// the link (buffer, channels, send/recv channels and chunk, QPs per connection), for the whole
+// selection at once.
 // Emits Intent::Links with every selected link.
 #pragma once
 
@@ -19,25 +20,41 @@ public:
 
     // For tests and tools.
     DoubleField* distanceField() const { return m_distance; }
+    IntField* ncclChannelsField() const { return m_channels; }
+    DoubleField* ncclBufferField() const { return m_buffsize; }
 
 protected:
     void loadValues() override;
 
 private:
     void editLinks(FieldRow* row, const std::function<void(core::DciLink&)>& apply);
+    // A stored number of a link: the link's own member or one of its NCCL settings.
+    using DoubleRef = double& (*)(core::DciLink&);
+    using IntRef = int& (*)(core::DciLink&);
     FieldRow* addDouble(QFormLayout* form, DoubleField*& field, const QString& label,
                         const QString& toolTip, const QString& key, double minimum, double maximum,
-                        int decimals, double scale, double core::DciLink::*member);
+                        int decimals, double scale, DoubleRef member);
+    FieldRow* addInt(QFormLayout* form, IntField*& field, const QString& label,
+                     const QString& toolTip, const QString& key, int minimum, int maximum,
+                     IntRef member);
 
     struct DoubleBinding
     {
         DoubleField* field;
         FieldRow* row;
-        QString key;
+        QString key;  // JSON pointer below the link
         double scale; // shown = stored * scale
-        double core::DciLink::*member;
+        DoubleRef member;
+    };
+    struct IntBinding
+    {
+        IntField* field;
+        FieldRow* row;
+        QString key;
+        IntRef member;
     };
     std::vector<DoubleBinding> m_doubles;
+    std::vector<IntBinding> m_ints;
     std::vector<const core::DciLink*> selectedLinks() const;
 
     QLabel* m_endpoints = nullptr;
@@ -57,10 +74,12 @@ private:
     DoubleField* m_loss = nullptr;
     DoubleField* m_window = nullptr;
     DoubleField* m_mss = nullptr;
-    DoubleField* m_outstanding = nullptr;
     DoubleField* m_headroom = nullptr;
-    IntField* m_connections = nullptr;
-    FieldRow* m_connectionsRow = nullptr;
+    DoubleField* m_buffsize = nullptr;
+    IntField* m_channels = nullptr;
+    IntField* m_p2pChannels = nullptr;
+    DoubleField* m_p2pChunk = nullptr;
+    IntField* m_qps = nullptr;
 };
 
 } // namespace archipelago::views

@@ -166,8 +166,17 @@ void linkChanges(const core::Topology& t, const core::DciLink& a, const core::Dc
         [&] { return views::formatSeconds(b.equipmentLatencyS); });
     add(out, a.packetLossRate != b.packetLossRate, tr("Packet Loss"),
         [&] { return views::formatPercent(b.packetLossRate, 4); });
-    add(out, a.connectionsPerCollective != b.connectionsPerCollective,
-        tr("Connections per Collective"), [&] { return count(b.connectionsPerCollective); });
+    const auto mib = [](double bytes) { return tr("%1 MiB").arg(bytes / (1024.0 * 1024.0)); };
+    add(out, a.nccl.buffsizeBytes != b.nccl.buffsizeBytes, tr("NCCL Buffer"),
+        [&] { return mib(b.nccl.buffsizeBytes); });
+    add(out, a.nccl.channels != b.nccl.channels, tr("NCCL Channels"),
+        [&] { return count(b.nccl.channels); });
+    add(out, a.nccl.p2pChannelsPerPeer != b.nccl.p2pChannelsPerPeer, tr("NCCL P2P Channels"),
+        [&] { return count(b.nccl.p2pChannelsPerPeer); });
+    add(out, a.nccl.p2pChunkBytes != b.nccl.p2pChunkBytes, tr("NCCL P2P Chunk"),
+        [&] { return mib(b.nccl.p2pChunkBytes); });
+    add(out, a.nccl.qpsPerConnection != b.nccl.qpsPerConnection, tr("QPs per Connection"),
+        [&] { return count(b.nccl.qpsPerConnection); });
     if (!(a == b) && out.size() == before)
         out.push_back({tr("DCI Link"), {}, {}});
     for (std::size_t i = before; i < out.size(); ++i)

@@ -667,7 +667,7 @@ bool ExplorePanel::applyPreview()
     target.workload.globalBatch = point.workload.globalBatch;
     const core::DesignPoint& p = m_previewKnobs;
     core::applyTopologyVariant(target.topology, now.topology, p.dciTransport, p.wavelengths,
-                               p.fabric);
+                               p.fabric, p.ncclChannels);
     const QString text = tr("Apply Explore Point #%1").arg(p.index);
     if (!m_edits->apply(target, text, false))
         return false;

@@ -38,7 +38,7 @@ struct DimensionInfo
     const char* hint;
 };
 
-const std::array<DimensionInfo, 19> kDimensionInfo{{
+const std::array<DimensionInfo, 20> kDimensionInfo{{
     {core::spacekeys::kTp, "TP", "Tensor-parallel degrees, e.g. 1, 2, 4, 8"},
     {core::spacekeys::kCp, "CP", "Context-parallel degrees"},
     {core::spacekeys::kPp, "PP", "Pipeline stages"},
@@ -64,6 +64,8 @@ const std::array<DimensionInfo, 19> kDimensionInfo{{
      "rdma-otn, lossy-ip, roce-pfc, or base; one per DCI link with '/': base/lossy-ip"},
     {core::spacekeys::kWavelengths, "DCI wavelengths",
      "A count for every DCI link, or base (each its own); one per link with '/': 32/base"},
+    {core::spacekeys::kNcclChannels, "NCCL channels",
+     "Per GPU flow on every DCI link, 1-64, or base (each its own)"},
     {core::spacekeys::kFabric, "Fabric",
      "clos, rail-optimized, rail-only, or base; one per datacenter with '/': clos/rail-only"},
 }};

@@ -17,6 +17,7 @@ struct DesignPoint
     ElementChoice<DciTransport> dciTransport;
     ElementChoice<int> wavelengths;
     FabricChoice fabric;
+    int ncclChannels = 0;
     // The placement.
     int tp = 1;
     int cp = 1;

@@ -181,9 +181,10 @@ SearchSpace defaultSearchSpace(const Scenario& base)
 
 std::uint64_t spacePoints(const SearchSpace& s)
 {
-    const std::array<std::size_t, 19> sizes{s.dciTransports.size(),
+    const std::array<std::size_t, 20> sizes{s.dciTransports.size(),
                                             s.wavelengths.size(),
                                             s.fabrics.size(),
+                                            s.ncclChannels.size(),
                                             s.tp.size(),
                                             s.cp.size(),
                                             s.pp.size(),
@@ -213,18 +214,25 @@ std::uint64_t spacePlacements(const SearchSpace& s)
 
 std::uint64_t spaceTopologies(const SearchSpace& s)
 {
-    const std::array<std::size_t, 3> sizes{s.dciTransports.size(), s.wavelengths.size(),
-                                           s.fabrics.size()};
+    const std::array<std::size_t, 4> sizes{s.dciTransports.size(), s.wavelengths.size(),
+                                           s.fabrics.size(), s.ncclChannels.size()};
     return cappedProduct(sizes, kMaxSpaceTopologies);
 }
 
 void applyTopologyVariant(Topology& topology, const Topology& base,
                           const ElementChoice<DciTransport>& transport,
-                          const ElementChoice<int>& wavelengths, const FabricChoice& fabric)
+                          const ElementChoice<int>& wavelengths, const FabricChoice& fabric,
+                          int ncclChannels)
 {
     for (std::size_t i = 0; i < topology.links.size() && i < base.links.size(); ++i) {
         topology.links[i].transport = transport.of(i).value_or(base.links[i].transport);
         topology.links[i].wavelengths = wavelengths.of(i).value_or(base.links[i].wavelengths);
+        // A long-haul deployment raises NCCL_MIN_NCHANNELS and NCCL_NCHANNELS_PER_NET_PEER
+        // together (docs/network.md, "NCCL's connections").
+        const NcclSettings& own = base.links[i].nccl;
+        topology.links[i].nccl.channels = ncclChannels > 0 ? ncclChannels : own.channels;
+        topology.links[i].nccl.p2pChannelsPerPeer =
+            ncclChannels > 0 ? ncclChannels : own.p2pChannelsPerPeer;
     }
     for (std::size_t i = 0; i < topology.datacenters.size() && i < base.datacenters.size(); ++i)
         topology.datacenters[i].fabric.kind =

@@ -120,6 +120,9 @@ struct SearchSpace
     std::vector<ElementChoice<DciTransport>> dciTransports;
     std::vector<ElementChoice<int>> wavelengths;
     std::vector<FabricChoice> fabrics;
+    // NCCL channels per GPU flow on every DCI link (collective channels and send/recv channels
+    // per peer alike); 0: each link's own. {0} unless a space asks, also for hand-made spaces.
+    std::vector<int> ncclChannels{0};
     // The placement.
     std::vector<int> tp;
     std::vector<int> cp;
@@ -169,14 +172,15 @@ std::vector<StageSplit> defaultStageSplits(const Scenario& base,
 // Points in the space (the product of the dimension sizes), capped at kMaxSpacePoints + 1.
 std::uint64_t spacePoints(const SearchSpace& space);
 // Placements (tp, cp, pp, ep, boundary, split, rank order, dp) and topology variants
-// (transport, wavelengths, fabric), each capped at its bound + 1.
+// (transport, wavelengths, fabric, NCCL channels), each capped at its bound + 1.
 std::uint64_t spacePlacements(const SearchSpace& space);
 std::uint64_t spaceTopologies(const SearchSpace& space);
 
 // The topology of a variant: `base` with each DCI link's transport and wavelength count and
-// each datacenter's fabric kind set (nullopt: kept).
+// each datacenter's fabric kind and every link's NCCL channels set (nullopt / 0: kept).
 void applyTopologyVariant(Topology& topology, const Topology& base,
                           const ElementChoice<DciTransport>& transport,
-                          const ElementChoice<int>& wavelengths, const FabricChoice& fabric);
+                          const ElementChoice<int>& wavelengths, const FabricChoice& fabric,
+                          int ncclChannels = 0);
 
 } // namespace archipelago::core

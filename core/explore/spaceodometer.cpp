@@ -8,6 +8,7 @@ SpaceOdometer::SpaceOdometer(const SearchSpace& space)
     m_radix = {space.dciTransports.size(),
                space.wavelengths.size(),
                space.fabrics.size(),
+               space.ncclChannels.size(),
                space.tp.size(),
                space.cp.size(),
                space.pp.size(),
@@ -56,22 +57,23 @@ DesignPoint SpaceOdometer::at(std::uint64_t index) const
     p.dciTransport = s.dciTransports[digit[0]];
     p.wavelengths = s.wavelengths[digit[1]];
     p.fabric = s.fabrics[digit[2]];
-    p.tp = s.tp[digit[3]];
-    p.cp = s.cp[digit[4]];
-    p.pp = s.pp[digit[5]];
-    p.ep = s.ep[digit[6]];
-    p.boundary = s.boundaries[digit[7]];
-    p.stageSplit = s.stageSplits[digit[8]];
-    p.rankOrder = s.rankOrders[digit[9]];
-    p.dataParallel = s.dataParallel[digit[10]];
-    p.sequenceParallel = s.sequenceParallel[digit[11]];
-    p.virtualStages = s.virtualStages[digit[12]];
-    p.microBatch = s.microBatch[digit[13]];
-    p.schedule = s.schedules[digit[14]];
-    p.extraInFlightAtDci = s.extraInFlightAtDci[digit[15]];
-    p.recompute = s.recompute[digit[16]];
-    p.zeroStage = s.zeroStage[digit[17]];
-    p.distributedOptimizer = s.distributedOptimizer[digit[18]];
+    p.ncclChannels = s.ncclChannels[digit[3]];
+    p.tp = s.tp[digit[4]];
+    p.cp = s.cp[digit[5]];
+    p.pp = s.pp[digit[6]];
+    p.ep = s.ep[digit[7]];
+    p.boundary = s.boundaries[digit[8]];
+    p.stageSplit = s.stageSplits[digit[9]];
+    p.rankOrder = s.rankOrders[digit[10]];
+    p.dataParallel = s.dataParallel[digit[11]];
+    p.sequenceParallel = s.sequenceParallel[digit[12]];
+    p.virtualStages = s.virtualStages[digit[13]];
+    p.microBatch = s.microBatch[digit[14]];
+    p.schedule = s.schedules[digit[15]];
+    p.extraInFlightAtDci = s.extraInFlightAtDci[digit[16]];
+    p.recompute = s.recompute[digit[17]];
+    p.zeroStage = s.zeroStage[digit[18]];
+    p.distributedOptimizer = s.distributedOptimizer[digit[19]];
     return p;
 }
 

@@ -1,7 +1,7 @@
 // Lazy enumeration of a SearchSpace: an odometer over its dimensions. The topology variant
-// (DCI transport, wavelengths, fabric) turns slowest, so that a thread evaluates long runs of
-// points on one topology; then the placement (tp, cp, pp, ep, boundary, stage split, rank
-// order, dp), made once per value; the distributed optimizer turns fastest. A point is decoded
+// (DCI transport, wavelengths, fabric, NCCL channels) turns slowest, so that a thread evaluates
+// long runs of points on one topology; then the placement (tp, cp, pp, ep, boundary, stage split,
+// rank order, dp), made once per value; the distributed optimizer turns fastest. A point is decoded
 // from its index, so any range of indices can be visited without ever holding a vector of
 // every point.
 #pragma once
@@ -17,8 +17,8 @@ namespace archipelago::core {
 class SpaceOdometer
 {
 public:
-    static constexpr int kDimensions = 19;
-    static constexpr int kTopologyDimensions = 3;  // the first three
+    static constexpr int kDimensions = 20;
+    static constexpr int kTopologyDimensions = 4;  // the first four
     static constexpr int kPlacementDimensions = 8; // the next eight
 
     explicit SpaceOdometer(const SearchSpace& space);

@@ -356,6 +356,12 @@ std::optional<SearchSpace> parseSearchSpace(std::string_view text, const Scenari
                              return true;
                          });
                  });
+        readList(r, spacekeys::kNcclChannels, s.ncclChannels,
+                 [&](const Json& v, const std::string& p, int& out) {
+                     return intOrWord(v, p, sink, out, limits::kNcclChannels.min,
+                                      limits::kNcclChannels.max, spacekeys::kBase, 0,
+                                      std::string(limits::kNcclChannels.expected) + " or base");
+                 });
         readList(r, spacekeys::kFabric, s.fabrics,
                  [&](const Json& v, const std::string& p, FabricChoice& out) {
                      return fabricIn(v, p, sink, out, base.topology.datacenters.size());
@@ -437,9 +443,11 @@ std::optional<SearchSpace> parseSearchSpace(std::string_view text, const Scenari
                            " placements (tp x cp x pp x ep x boundary x stage_split x "
                            "rank_order x dp): narrow a dimension");
     else if (!sink.hasErrors() && spaceTopologies(s) > kMaxSpaceTopologies)
-        sink.error("", "the space holds more than " + std::to_string(kMaxSpaceTopologies) +
-                           " topology variants (dci_transport x wavelengths x fabric): narrow "
-                           "a dimension");
+        sink.error(
+            "",
+            "the space holds more than " + std::to_string(kMaxSpaceTopologies) +
+                " topology variants (dci_transport x wavelengths x fabric x nccl_channels): narrow "
+                "a dimension");
     if (sink.hasErrors())
         return std::nullopt;
     return s;

@@ -16,6 +16,7 @@ namespace archipelago::core {
 namespace spacekeys {
 inline constexpr const char* kDciTransport = "dci_transport";
 inline constexpr const char* kWavelengths = "wavelengths";
+inline constexpr const char* kNcclChannels = "nccl_channels";
 inline constexpr const char* kFabric = "fabric";
 inline constexpr const char* kTp = "tp";
 inline constexpr const char* kCp = "cp";

@@ -39,7 +39,8 @@ EvaluateOptions leanOptions()
 void applyInPlace(Scenario& sc, const Scenario& base, const DesignPoint& p,
                   const Placement& placement)
 {
-    applyTopologyVariant(sc.topology, base.topology, p.dciTransport, p.wavelengths, p.fabric);
+    applyTopologyVariant(sc.topology, base.topology, p.dciTransport, p.wavelengths, p.fabric,
+                         p.ncclChannels);
     Parallelism& par = sc.parallelism;
     par.tp = p.tp;
     par.cp = p.cp;
@@ -255,7 +256,7 @@ public:
         tbb::parallel_for(std::size_t{0}, n, [&](std::size_t k) {
             const DesignPoint p = m_odometer.at(m_odometer.firstOfTopology(k));
             applyTopologyVariant(topologies[k], m_base.topology, p.dciTransport, p.wavelengths,
-                                 p.fabric);
+                                 p.fabric, p.ncclChannels);
             m_topologies[k] = makeTopologyVariant(topologies[k], m_catalog);
             m_topologies[k].refused = topologyRefused(m_base, topologies[k], m_catalog);
         });

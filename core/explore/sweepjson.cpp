@@ -130,6 +130,7 @@ nlohmann::json designPointToJson(const DesignPoint& p)
     nlohmann::json j = {{kDciTransport, choiceToJson(p.dciTransport, transportName)},
                         {kWavelengths, choiceToJson(p.wavelengths, [](int n) { return n; })},
                         {kFabric, fabricToJson(p.fabric)},
+                        {kNcclChannels, p.ncclChannels > 0 ? nlohmann::json(p.ncclChannels) : kBase},
                         {kTp, p.tp},
                         {kCp, p.cp},
                         {kPp, p.pp},
@@ -188,6 +189,8 @@ std::string describeSweepPoint(const SweepPoint& p)
     if (!d.wavelengths.isBase())
         text += d.wavelengths.isUniform() ? " " + countText(*d.wavelengths.all) + " wavelengths"
                                           : " wavelengths " + choiceText(d.wavelengths, countText);
+    if (d.ncclChannels > 0)
+        text += " " + std::to_string(d.ncclChannels) + " NCCL channels";
     // One kind ("fabric clos"), or one per datacenter ("fabric base/rail-only").
     if (!d.fabric.isBase()) {
         text += " fabric ";

@@ -169,6 +169,8 @@ nlohmann::ordered_json searchSpaceToJson(const SearchSpace& s)
         return choiceJson(w, [](int v) { return v; });
     });
     j[kFabric] = listJson(s.fabrics, fabricJson);
+    j[kNcclChannels] =
+        listJson(s.ncclChannels, [](int c) { return c > 0 ? OJson(c) : OJson(kBase); });
     j[kTp] = listJson(s.tp, number);
     j[kCp] = listJson(s.cp, number);
     j[kPp] = listJson(s.pp, number);

@@ -41,8 +41,42 @@ void migrateV0ToV1(Json& doc)
         renameKey(*parallelism, "vpp", "virtual_stages");
 }
 
+// Version 1 described a DCI link's RDMA window with two keys: "outstanding_bytes" per connection
+// (NCCL_BUFFSIZE, so it becomes "nccl": {"buffsize_bytes"}) and "connections_per_collective", a
+// floor on the connections a link carries whatever its GPU flows (connections = max(flows,
+// floor)). Version 2 counts them as NCCL opens them: a connection per channel per GPU flow
+// ("nccl": {"channels", ...}, NCCL's defaults). The floor has no counterpart in NCCL and is
+// dropped: it raised a link's window only when fewer GPU flows than it crossed the link.
+void migrateV1ToV2(Json& doc)
+{
+    if (!doc.is_object())
+        return;
+    const auto topology = doc.find("topology");
+    if (topology == doc.end() || !topology->is_object())
+        return;
+    const auto links = topology->find("dci_links");
+    if (links == topology->end() || !links->is_array())
+        return;
+    for (Json& link : *links) {
+        if (!link.is_object())
+            continue;
+        link.erase("connections_per_collective");
+        const auto outstanding = link.find("outstanding_bytes");
+        if (outstanding == link.end())
+            continue;
+        if (!link.contains("nccl"))
+            link["nccl"] = Json::object();
+        Json& nccl = link["nccl"];
+        if (nccl.is_object() && !nccl.contains("buffsize_bytes")) {
+            nccl["buffsize_bytes"] = std::move(outstanding.value());
+            link.erase(outstanding);
+        }
+    }
+}
+
 constexpr std::array kScenarioSteps{
     MigrationStep{0, "migrate_v0_to_v1", migrateV0ToV1},
+    MigrationStep{1, "migrate_v1_to_v2", migrateV1ToV2},
 };
 
 } // namespace

@@ -145,9 +145,13 @@ void checkLinks(DiagnosticSink& sink, const Topology& t, const Catalog& catalog)
         checkNumber(sink, ptr + "/equipment_latency_s", link.equipmentLatencyS, kLatencyS);
         checkNumber(sink, ptr + "/packet_loss_rate", link.packetLossRate, kProbability);
         checkNumber(sink, ptr + "/window_bytes", link.windowBytes, kPositiveNumber);
-        checkInt(sink, ptr + "/connections_per_collective", link.connectionsPerCollective,
-                 kConnections);
-        checkNumber(sink, ptr + "/outstanding_bytes", link.outstandingBytes, kOutstandingBytes);
+        const std::string nccl = ptr + "/nccl";
+        checkNumber(sink, nccl + "/buffsize_bytes", link.nccl.buffsizeBytes, kNcclBufferBytes);
+        checkInt(sink, nccl + "/channels", link.nccl.channels, kNcclChannels);
+        checkInt(sink, nccl + "/p2p_channels_per_peer", link.nccl.p2pChannelsPerPeer,
+                 kNcclChannels);
+        checkNumber(sink, nccl + "/p2p_chunk_bytes", link.nccl.p2pChunkBytes, kNcclBufferBytes);
+        checkInt(sink, nccl + "/qps_per_connection", link.nccl.qpsPerConnection, kQpsPerConnection);
         checkNumber(sink, ptr + "/headroom_bytes", link.headroomBytes, kHeadroomBytes);
         checkNumber(sink, ptr + "/mss_bytes", link.mssBytes, kMssBytes);
         checkCatalogName(sink, ptr + "/optic", link.optic, "optic", true,

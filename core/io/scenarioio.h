@@ -5,8 +5,8 @@
 
 #include "model/catalog.h"
 #include "model/diagnostic.h"
-#include "model/scenariolimits.h"
 #include "model/scenario.h"
+#include "model/scenariolimits.h"
 
 #include <optional>
 #include <string>
@@ -16,14 +16,14 @@
 namespace archipelago::core {
 
 inline constexpr const char* kScenarioFormat = "archipelago-scenario";
-inline constexpr int kScenarioVersion = 1;
+inline constexpr int kScenarioVersion = 2;
 
 // A design point pinned for comparison, saved with the document in the top-level "pins" array
 // (docs/scenario-format.md, "Pinned design points").
 struct PinnedScenario
 {
     std::string name;
-    std::string color;                  // "#rrggbb", or "" for the program's choice
+    std::string color; // "#rrggbb", or "" for the program's choice
     Scenario scenario;
 
     bool operator==(const PinnedScenario&) const = default;
@@ -31,10 +31,10 @@ struct PinnedScenario
 
 struct LoadResult
 {
-    std::optional<Scenario> scenario;   // set when there are no errors
-    std::vector<PinnedScenario> pins;   // the file's pinned design points, in order
+    std::optional<Scenario> scenario; // set when there are no errors
+    std::vector<PinnedScenario> pins; // the file's pinned design points, in order
     std::vector<Diagnostic> errors;
-    std::vector<Diagnostic> warnings;   // unknown keys, semantic warnings
+    std::vector<Diagnostic> warnings; // unknown keys, semantic warnings
     bool ok() const { return scenario.has_value() && errors.empty(); }
 };
 

@@ -61,6 +61,15 @@ void readDatacenter(ObjectReader& r, Datacenter& dc)
     r.objects(keys::kPods, kReq, [&](ObjectReader& p) { readPod(p, dc.pods.emplace_back()); });
 }
 
+void readNccl(ObjectReader& r, NcclSettings& nccl)
+{
+    r.number(keys::kBuffsizeBytes, nccl.buffsizeBytes, kOpt, kNcclBufferBytes.expected);
+    r.integer(keys::kChannels, nccl.channels, kOpt, kNcclChannels.expected);
+    r.integer(keys::kP2pChannelsPerPeer, nccl.p2pChannelsPerPeer, kOpt, kNcclChannels.expected);
+    r.number(keys::kP2pChunkBytes, nccl.p2pChunkBytes, kOpt, kNcclBufferBytes.expected);
+    r.integer(keys::kQpsPerConnection, nccl.qpsPerConnection, kOpt, kQpsPerConnection.expected);
+}
+
 void readLink(ObjectReader& r, DciLink& link)
 {
     r.integer(keys::kId, link.id, kReq, kId.expected);
@@ -76,11 +85,9 @@ void readLink(ObjectReader& r, DciLink& link)
     r.number(keys::kEquipmentLatencyS, link.equipmentLatencyS, kOpt, kLatencyS.expected);
     r.number(keys::kPacketLossRate, link.packetLossRate, kOpt, kProbability.expected);
     r.number(keys::kWindowBytes, link.windowBytes, kOpt);
-    r.integer(keys::kConnectionsPerCollective, link.connectionsPerCollective, kOpt,
-              kConnections.expected);
-    r.number(keys::kOutstandingBytes, link.outstandingBytes, kOpt, kOutstandingBytes.expected);
     r.number(keys::kHeadroomBytes, link.headroomBytes, kOpt, kHeadroomBytes.expected);
     r.number(keys::kMssBytes, link.mssBytes, kOpt, kMssBytes.expected);
+    r.object(keys::kNccl, kOpt, [&](ObjectReader& n) { readNccl(n, link.nccl); });
 }
 
 void readTopology(ObjectReader& r, Topology& t)

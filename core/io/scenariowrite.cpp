@@ -63,10 +63,13 @@ Json toJson(const DciLink& link)
     j[keys::kEquipmentLatencyS] = link.equipmentLatencyS;
     j[keys::kPacketLossRate] = link.packetLossRate;
     j[keys::kWindowBytes] = link.windowBytes;
-    j[keys::kConnectionsPerCollective] = link.connectionsPerCollective;
-    j[keys::kOutstandingBytes] = link.outstandingBytes;
     j[keys::kHeadroomBytes] = link.headroomBytes;
     j[keys::kMssBytes] = link.mssBytes;
+    j[keys::kNccl] = Json{{keys::kBuffsizeBytes, link.nccl.buffsizeBytes},
+                          {keys::kChannels, link.nccl.channels},
+                          {keys::kP2pChannelsPerPeer, link.nccl.p2pChannelsPerPeer},
+                          {keys::kP2pChunkBytes, link.nccl.p2pChunkBytes},
+                          {keys::kQpsPerConnection, link.nccl.qpsPerConnection}};
     return j;
 }
 

@@ -86,6 +86,26 @@ enum class DciTransport
     RocePfc  // RoCE with PFC over the long haul: lossless only if headroom covers the xoff need
 };
 
+// NCCL's settings for the GPU flows that cross a DCI link; the defaults are NCCL's (NVIDIA/nccl
+// 5067397; docs/network.md, "NCCL's connections"). Each GPU flow (one ring edge of a collective,
+// one send/recv peer pair) crossing the link opens one connection per channel; a connection
+// has NCCL_STEPS = 8 slots of its buffer in flight at most, shared by its queue pairs.
+struct NcclSettings
+{
+    double buffsizeBytes = 4.0 * 1024 * 1024; // NCCL_BUFFSIZE (src/init.cc DEFAULT_BUFFSIZE)
+    // Channels of a collective per GPU flow: NCCL's ring search for one GPU and one 400G NIC per
+    // node finds one channel and doubles it (src/graph/search.cc ncclTopoDupChannels);
+    // NCCL_MIN_NCHANNELS raises it.
+    int channels = 2;
+    // Send/recv channels per network peer (NCCL_NCHANNELS_PER_NET_PEER; src/graph/paths.cc:
+    // one per 14 GB/s of NIC, 4 for 400G, halved to the communicator's 2 p2p channels).
+    int p2pChannelsPerPeer = 2;
+    double p2pChunkBytes = 128.0 * 1024; // NCCL_P2P_NET_CHUNKSIZE (src/init.cc)
+    int qpsPerConnection = 1;            // NCCL_IB_QPS_PER_CONNECTION (net_ib/connect.cc)
+
+    bool operator==(const NcclSettings&) const = default;
+};
+
 // A datacenter interconnect: wavelengths x rate on a fibre path of `distanceKm`.
 struct DciLink
 {
@@ -97,15 +117,12 @@ struct DciLink
     std::string optic;      // catalog coherent optic, e.g. "400ZR"
     std::string lineSystem; // catalog line system
     DciTransport transport = DciTransport::RdmaOtn;
-    double equipmentLatencyS = 20e-6;        // transponders, ROADMs, switches, both ends
-    double packetLossRate = 0.0;             // LossyIp and RocePfc (rdma-otn is lossless)
-    double windowBytes = 16.0 * 1024 * 1024; // LossyIp per-connection window
-    // Connections (QPs / TCP streams) a collective spreads over the link; every GPU flow crossing
-    // it is at least one (network/dcimodel.h, dciConnections).
-    int connectionsPerCollective = 16;
-    double outstandingBytes = 4.0 * 1024 * 1024; // RDMA in flight per connection (NCCL_BUFFSIZE)
-    double headroomBytes = 8.0 * 1024 * 1024;    // RocePfc headroom per port and priority
-    double mssBytes = 1460.0;                    // LossyIp segment (RFC 879: 1500 MTU - 40)
+    double equipmentLatencyS = 20e-6;         // transponders, ROADMs, switches, both ends
+    double packetLossRate = 0.0;              // LossyIp and RocePfc (rdma-otn is lossless)
+    double windowBytes = 16.0 * 1024 * 1024;  // LossyIp per-socket window
+    double headroomBytes = 8.0 * 1024 * 1024; // RocePfc headroom per port and priority
+    double mssBytes = 1460.0;                 // LossyIp segment (RFC 879: 1500 MTU - 40)
+    NcclSettings nccl;                        // the collective library's connections on the link
 
     bool operator==(const DciLink&) const = default;
 };

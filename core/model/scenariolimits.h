@@ -49,7 +49,10 @@ inline constexpr IntLimit kTiers{2, 3, "2 or 3"};
 inline constexpr IntLimit kNicsPerGpu{1, 16, "an integer in 1..16"};
 // Beyond the C+L band at 25 GHz spacing; a bound against nonsense, not a physical limit.
 inline constexpr IntLimit kWavelengths{1, 4096, "an integer in 1..4096"};
-inline constexpr IntLimit kConnections{1, 1'000'000, "an integer in 1..1000000"};
+// NCCL's limits (NVIDIA/nccl 5067397): MAXCHANNELS 64 (src/include/device.h), NCCL_IB_MAX_QPS
+// 128 (src/transport/net_ib/common.h; the environment variables page: "between 1 and 128").
+inline constexpr IntLimit kNcclChannels{1, 64, "an integer in 1..64"};
+inline constexpr IntLimit kQpsPerConnection{1, 128, "an integer in 1..128"};
 // The pipeline simulation runs pp*v stages x m micro-batches: bound both so that no file makes
 // an evaluation run for hours.
 inline constexpr IntLimit kLayers{1, 10'000, "an integer in 1..10000"};
@@ -71,10 +74,12 @@ inline constexpr NumberLimit kFraction{0.0, 1.0, true, "a number in (0, 1]"};
 // DCI transport (docs/network.md, "Transport across buildings"). TCP segment: RFC 879's 536
 // (576-byte minimum datagram) to the 65,495 of the largest IPv4 datagram less 40 header bytes.
 inline constexpr NumberLimit kMssBytes{536.0, 65'495.0, false, "a number of bytes in [536, 65495]"};
-// Bytes one RDMA connection keeps outstanding, and PFC headroom per port: one 4 KiB packet at
-// least; 1 TB is 100x the several GB of headroom Azure's deep-buffer chassis hold (NSDI'23 7.1).
-inline constexpr NumberLimit kOutstandingBytes{4096.0, 1e12, false,
-                                               "a number of bytes in [4096, 1e12]"};
+// NCCL's buffer and send/recv chunk: one 4 KiB packet at least; NCCL keeps both in an int
+// (src/include/comm.h buffSizes, p2pChunkSize), so 2^31 - 1 bytes at most.
+inline constexpr NumberLimit kNcclBufferBytes{4096.0, 2147483647.0, false,
+                                              "a number of bytes in [4096, 2147483647]"};
+// PFC headroom per port: 1 TB is 100x the several GB of headroom Azure's deep-buffer chassis
+// hold (NSDI'23 7.1).
 inline constexpr NumberLimit kHeadroomBytes{0.0, 1e12, true, "a number of bytes in (0, 1e12]"};
 
 // Hardware figures of the catalog. Each bound rejects what no real part can be (a typo, a unit

@@ -1,5 +1,7 @@
 #include "network/dcimodel.h"
 
+#include "network/collectives.h"
+
 #include <algorithm>
 #include <cmath>
 #include <limits>
@@ -59,21 +61,35 @@ double pfcXoffBytes(double lengthM, double portGbps, double mtuBytes)
     return (301.0 + 2.16 * std::max(0.0, lengthM)) * speedGbps + 2.72 * std::max(0.0, mtuBytes);
 }
 
-double dciConnections(const DciLink& link, double gpuFlows)
+double ncclBytesInFlight(const NcclSettings& nccl, NcclTraffic traffic)
 {
-    return std::max({1.0, gpuFlows, static_cast<double>(link.connectionsPerCollective)});
+    const double buffer = std::max(0.0, nccl.buffsizeBytes);
+    if (traffic == NcclTraffic::Collective)
+        return buffer; // NCCL_STEPS slots of NCCL_BUFFSIZE / NCCL_STEPS
+    // Send/recv: NCCL_STEPS steps of one p2p chunk, the chunk at most NCCL_BUFFSIZE / NCCL_STEPS.
+    return kNcclSteps * std::min(std::max(0.0, nccl.p2pChunkBytes), buffer / kNcclSteps);
 }
 
-double dciTransportLimitGBps(const DciLink& link, double rttS, double connections)
+DciConnections dciConnections(const DciLink& link, double gpuFlows, NcclTraffic traffic)
 {
-    const double n = std::max(1.0, connections);
+    const int channels =
+        traffic == NcclTraffic::Collective ? link.nccl.channels : link.nccl.p2pChannelsPerPeer;
+    DciConnections c;
+    c.connections = std::max(1.0, gpuFlows) * std::max(1, channels);
+    c.bytesInFlight = ncclBytesInFlight(link.nccl, traffic);
+    c.streamsPerConnection = std::max(1, link.nccl.qpsPerConnection);
+    return c;
+}
+
+double dciTransportLimitGBps(const DciLink& link, double rttS, const DciConnections& c)
+{
+    const double n = std::max(1.0, c.connections);
+    const double window = n * windowThroughputGBps(c.bytesInFlight, rttS);
     switch (link.transport) {
     case DciTransport::RdmaOtn:
-        // Lossless OTN (DC-OTN / GeoPipe): only the bytes a QP may have outstanding bound it,
-        // NCCL's receive buffer per channel connection (NCCL_BUFFSIZE 4 MiB) or WRs x message.
-        return n * windowThroughputGBps(link.outstandingBytes, rttS);
+        // Lossless OTN (DC-OTN / GeoPipe): only the bytes NCCL keeps in flight bound it.
+        return window;
     case DciTransport::RocePfc: {
-        const double window = n * windowThroughputGBps(link.outstandingBytes, rttS);
         // One port per wavelength: a port whose headroom covers only a fraction of the xoff need
         // must pause before that much is in flight, so it carries line rate x headroom / xoff
         // (~ headroom / RTT, the credit starvation of long InfiniBand links).
@@ -84,25 +100,38 @@ double dciTransportLimitGBps(const DciLink& link, double rttS, double connection
         const double lossless = std::min(window, headroom);
         if (link.packetLossRate <= 0.0)
             return lossless;
-        // A loss makes the QP resend what it has in flight (go-back-N).
+        // A loss makes the QP resend what it has in flight (go-back-N); a connection's bytes
+        // in flight are spread over its QPs.
+        const double perQp = std::max(1.0, c.streamsPerConnection);
         const double inFlightBytes =
-            std::min(link.outstandingBytes, lossless * 1e9 / n * std::max(0.0, rttS));
+            std::min(c.bytesInFlight, lossless * 1e9 / n * std::max(0.0, rttS)) / perQp;
         return lossless * goBackNEfficiency(link.packetLossRate, inFlightBytes / kRocePacketBytes);
     }
     case DciTransport::LossyIp: {
-        const double perConnection =
+        const double perStream =
             std::min(windowThroughputGBps(link.windowBytes, rttS),
                      padhyeThroughputGBps(link.mssBytes, rttS, link.packetLossRate,
                                           std::max(0.0, rttS) + kTcpMinRtoS));
+        const double perConnection = std::min(windowThroughputGBps(c.bytesInFlight, rttS),
+                                              std::max(1.0, c.streamsPerConnection) * perStream);
         return n * perConnection;
     }
     }
     return kInf;
 }
 
-double dciUsableCapacityGBps(const DciLink& link, double rttS, double connections)
+double dciHashedCapacityGBps(const DciLink& link, const DciConnections& c)
 {
-    return std::min(dciCapacityGBps(link), dciTransportLimitGBps(link, rttS, connections));
+    const double ports = std::max(1.0, static_cast<double>(link.wavelengths));
+    const double streams = std::max(1.0, c.connections) * std::max(1.0, c.streamsPerConnection);
+    const double portGBps = dciCapacityGBps(link) / ports;
+    // Expected ports hit x port rate (balls into bins, as the fabric's uplinks).
+    return ecmpEfficiency(streams, ports) * std::min(streams, ports) * portGBps;
+}
+
+double dciUsableCapacityGBps(const DciLink& link, double rttS, const DciConnections& c)
+{
+    return std::min(dciHashedCapacityGBps(link, c), dciTransportLimitGBps(link, rttS, c));
 }
 
 } // namespace archipelago::core

@@ -38,21 +38,52 @@ double goBackNEfficiency(double lossRate, double packetsPerRtt);
 //   xoff = (301 + 2.16 len[m]) * speed[Gb/s] + 2.72 MTU   bytes, speed at least 40 Gb/s.
 double pfcXoffBytes(double lengthM, double portGbps, double mtuBytes);
 
-// Transport connections crossing one direction of `link` when `gpuFlows` GPU-level flows cross
-// it at once: a QP or socket joins one pair of endpoints, so each flow is at least one; a
-// collective spreads over `connectionsPerCollective` when it has fewer flows than that.
-double dciConnections(const DciLink& link, double gpuFlows);
+// NCCL_STEPS (NVIDIA/nccl src/include/device.h): a connection's buffer is cut into 8 slots, and a
+// sender has at most those 8 steps in flight before the receiver frees one (src/transport/net.cc:
+// stepSize = buffSize / NCCL_STEPS).
+inline constexpr int kNcclSteps = 8;
+
+// What the GPU flows crossing a link run: a collective (ring edges; Simple protocol buffer) or
+// point-to-point send/recv (pipeline activations, expert all-to-all; p2p chunks).
+enum class NcclTraffic
+{
+    Collective,
+    PointToPoint
+};
+
+// NCCL's connections on one direction of a link and the bytes each may have in flight.
+struct DciConnections
+{
+    double connections = 1.0;        // one per channel per GPU flow
+    double bytesInFlight = 0.0;      // per connection: its NCCL buffer
+    double streamsPerConnection = 1; // QPs (IB/RoCE) or sockets (TCP) a connection stripes over
+};
+
+// Bytes one NCCL connection keeps in flight: its buffer, NCCL_BUFFSIZE for a collective (Simple
+// protocol, src/transport/net.cc), NCCL_STEPS x NCCL_P2P_NET_CHUNKSIZE for send/recv (the p2p
+// step is the chunk, src/device/sendrecv.h; the chunk is capped at NCCL_BUFFSIZE / NCCL_STEPS,
+// src/init.cc computeBuffSizes). Queue pairs share it: a request goes to one QP round-robin or is
+// split across all (src/transport/net_ib/p2p.cc), so more QPs add no bytes in flight.
+double ncclBytesInFlight(const NcclSettings& nccl, NcclTraffic traffic);
+// Connections crossing one direction of `link` when `gpuFlows` GPU flows of `traffic` cross it
+// at once: every flow is at least one, and NCCL opens one connection per channel (the
+// collective's channels, or NCCL_NCHANNELS_PER_NET_PEER for send/recv).
+DciConnections dciConnections(const DciLink& link, double gpuFlows, NcclTraffic traffic);
 
 // What the transport lets the whole link carry per direction, in GB/s, over a route of
-// round-trip `rttS` with `connections` connections (infinite when nothing bounds it):
-//   RdmaOtn: connections x outstanding bytes / RTT (lossless: no loss term);
-//   RocePfc: min(connections x outstanding / RTT, capacity x min(1, headroom / xoff))
-//            x go-back-N efficiency at the link's loss;
-//   LossyIp: connections x min(window / RTT, Padhye).
+// round-trip `rttS` (infinite when nothing bounds it). With n connections of W bytes in flight:
+//   RdmaOtn: n x W / RTT (lossless: no loss term);
+//   RocePfc: min(n x W / RTT, capacity x min(1, headroom / xoff)) x go-back-N efficiency;
+//   LossyIp: n x min(W / RTT, streams x min(window / RTT, Padhye)): NCCL's socket transport
+//            stripes a connection over its sockets, each a TCP stream with its own window.
 // It is not capped by the wavelengths' capacity: dciUsableCapacityGBps is.
-double dciTransportLimitGBps(const DciLink& link, double rttS, double connections);
-// Usable capacity per direction: min(wavelength capacity, transport limit), shared by every
-// flow crossing the link.
-double dciUsableCapacityGBps(const DciLink& link, double rttS, double connections);
+double dciTransportLimitGBps(const DciLink& link, double rttS, const DciConnections& c);
+// What the wavelengths carry for `c`: each transport stream (QP or socket) is one 5-tuple that
+// the DCI routers hash onto one of the link's ports, one per wavelength, so the streams fill the
+// ports they land on (ecmpEfficiency, network/collectives.h): capacity when streams >> ports.
+double dciHashedCapacityGBps(const DciLink& link, const DciConnections& c);
+// Usable capacity per direction: min(hashed wavelength capacity, transport limit), shared by
+// every flow crossing the link.
+double dciUsableCapacityGBps(const DciLink& link, double rttS, const DciConnections& c);
 
 } // namespace archipelago::core

@@ -256,7 +256,7 @@ void Analyzer::analyzeDenseGroups(PlacementAnalysis& out)
             ep.levels.push_back(detail::dciLevel(
                 m_ctx, {m_stages.front().dcs[0], m_stages.front().dcs[1]},
                 static_cast<double>(std::int64_t{par.tp} * par.cp * m_stages.front().smallest()),
-                static_cast<int>(par.ep / epLocal), nullptr));
+                static_cast<int>(par.ep / epLocal), nullptr, NcclTraffic::PointToPoint));
             if (m_ctx.wantWarnings)
                 m_ctx.warnings.push_back(Warning{WarningCode::EpCrossesDc}
                                              .count("ep", par.ep)
@@ -305,8 +305,8 @@ void Analyzer::analyzeSplitGroups(PlacementAnalysis& out)
             GroupPath path{detail::intraLevels(
                 layout, detail::stride(m_scenario.placement.rankOrder, dim, sizes), degree / k,
                 false)};
-            path.levels.push_back(
-                detail::dciLevel(m_ctx, shard.splitDatacenters, flows, k, nullptr));
+            path.levels.push_back(detail::dciLevel(m_ctx, shard.splitDatacenters, flows, k, nullptr,
+                                                   NcclTraffic::Collective));
             worst = have ? slower(worst, path) : path;
             have = true;
         }
@@ -349,8 +349,8 @@ GroupPath Analyzer::gradientPath(int stage, bool expert, const DciLoads& loads)
             st.smallest(), false);
     }
     if (st.dcs.size() > 1)
-        path.levels.push_back(
-            detail::dciLevel(m_ctx, st.dcs, 0.0, static_cast<int>(st.dcs.size()), &loads));
+        path.levels.push_back(detail::dciLevel(m_ctx, st.dcs, 0.0, static_cast<int>(st.dcs.size()),
+                                               &loads, NcclTraffic::Collective));
     return path;
 }
 

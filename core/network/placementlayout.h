@@ -3,6 +3,7 @@
 #pragma once
 
 #include "model/topologygraph.h"
+#include "network/dcimodel.h"
 #include "network/fabric.h"
 #include "network/placement.h"
 #include "network/topologymodel.h"
@@ -63,9 +64,10 @@ void addRouteLoads(Context& ctx, Id a, Id b, double flows, DciLoads& loads);
 // A ring over `dcs` (in order, closing back to the first): each hop's route carries `flows`.
 void addRingLoads(Context& ctx, const std::vector<Id>& dcs, double flows, DciLoads& loads);
 // The DCI level of a ring over `dcs` (a single hop when `dcs` has two entries and `oneWay`).
-// `loads` null: the ring carries only `ownFlows`.
+// `loads` null: the ring carries only `ownFlows`. `traffic` says which NCCL buffers the flows
+// keep in flight (network/dcimodel.h).
 LevelLink dciLevel(Context& ctx, const std::vector<Id>& dcs, double ownFlows, int participants,
-                   const DciLoads* loads, bool oneWay = false);
+                   const DciLoads* loads, NcclTraffic traffic, bool oneWay = false);
 
 // Stage boundary i -> i+1 (or p-1 -> 0 when `wrap`) of one shard.
 LevelLink boundaryLink(Context& ctx, const Scenario& scenario, const PlacementShard& shard, int i,
