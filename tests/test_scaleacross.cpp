@@ -10,6 +10,8 @@
 #include <QtTest>
 
 #include <algorithm>
+#include <cmath>
+#include <map>
 #include <string>
 
 using namespace archipelago;
@@ -69,15 +71,6 @@ core::Scenario threeDatacenters()
     return s;
 }
 
-std::vector<std::string> warningTexts(const core::Evaluation& ev, core::WarningCode code)
-{
-    std::vector<std::string> out;
-    for (const core::Warning& w : ev.warnings)
-        if (w.code == code)
-            out.push_back(core::warningText(w));
-    return out;
-}
-
 } // namespace
 
 class TestScaleAcross : public QObject
@@ -91,7 +84,7 @@ private slots:
     void tpSplitAcrossBuildingsCrossesTheLink();
     void dciExposedNamesTheBoundarysDatacenters();
     void extremeFiguresStayShortInWarnings();
-    void routedBoundaryWarningsNameTheWrongLink();
+    void routedBoundaryWarningsNameTheRoute();
 };
 
 void TestScaleAcross::slowerDciLengthensPipelineAndSaysWhy()
@@ -106,7 +99,7 @@ void TestScaleAcross::slowerDciLengthensPipelineAndSaysWhy()
     // The loss shows up as exposed pipeline communication, not as schedule bubble.
     QVERIFY(narrow.breakdown.ppCommS > wide.breakdown.ppCommS);
     QCOMPARE(narrow.breakdown.bubbleS, wide.breakdown.bubbleS);
-    QVERIFY(hasWarning(narrow, "dci-exposed", "building-a<->building-b"));
+    QVERIFY(hasWarning(narrow, "dci-exposed", "building-a \u2192 building-b"));
 }
 
 void TestScaleAcross::ppBoundaryAcrossBuildingsNamesTheLink()
@@ -114,7 +107,7 @@ void TestScaleAcross::ppBoundaryAcrossBuildingsNamesTheLink()
     core::Scenario s = loadPreset("llama3-405b-two-buildings.json");
     const core::Evaluation split = core::evaluate(s);
     QVERIFY(split.ok);
-    QVERIFY(hasWarning(split, "dci-exposed", "stage 7->8 crosses building-a<->building-b"));
+    QVERIFY(hasWarning(split, "dci-exposed", "stage 7->8 crosses building-a \u2192 building-b"));
     // Moving the boundary: stages 0-3 in building A, 4-15 in building B would not fit the GPU
     // counts, so compare with the whole pipeline in one building instead (the 16k preset).
     const core::Evaluation one = core::evaluate(loadPreset("llama3-405b-16k-h100.json"));
@@ -202,8 +195,8 @@ void TestScaleAcross::dciExposedNamesTheBoundarysDatacenters()
              ev.warnings.empty()
                  ? ""
                  : qPrintable(QString::fromStdString(core::warningText(ev.warnings.back()))));
-    QVERIFY(hasWarning(ev, "dci-exposed", "stage 7->8 crosses building-a<->building-b"));
-    QVERIFY(!hasWarning(ev, "dci-exposed", "building-a<->building-a"));
+    QVERIFY(hasWarning(ev, "dci-exposed", "stage 7->8 crosses building-a \u2192 building-b"));
+    QVERIFY(!hasWarning(ev, "dci-exposed", "building-a \u2192 building-a"));
     // The figures behind the text: the boundary's datacenter ids.
     const auto exposed = std::find_if(ev.warnings.begin(), ev.warnings.end(), [](const auto& w) {
         return w.code == core::WarningCode::DciExposed;
@@ -241,11 +234,11 @@ void TestScaleAcross::extremeFiguresStayShortInWarnings()
                          "9.87 s)"));
 }
 
-void TestScaleAcross::routedBoundaryWarningsNameTheWrongLink()
+void TestScaleAcross::routedBoundaryWarningsNameTheRoute()
 {
-    // Today's texts, kept to show the defect: the routed boundary 10->11 is described as the
-    // 5 km link A1<->A2 with the 805 km route's latency, A1<->A2 gets the 805 km round trip,
-    // A1<->B1 gets two transport lines, and both boundaries repeat one lengthening figure.
+    // Boundary 10->11 has no direct link: its warnings name the route A2 -> A1 -> B1 and its
+    // 805 km, each DCI link gets one transport line naming the boundaries that use it, and each
+    // boundary says what its own transfers lengthen the pipeline by.
     const core::Scenario s = threeDatacenters();
     for (const core::Diagnostic& d : core::checkScenario(s, core::effectiveCatalog(s)))
         QVERIFY2(d.severity != core::Diagnostic::Severity::Error, d.message.c_str());
@@ -253,13 +246,56 @@ void TestScaleAcross::routedBoundaryWarningsNameTheWrongLink()
     QVERIFY(ev.ok);
     for (const core::Warning& w : ev.warnings)
         qInfo("  %s", core::warningText(w).c_str());
-    QVERIFY(hasWarning(ev, "pp-crosses-dc", "stage 10->11 crosses A1<->A2 (5 km, 3989 us"));
-    QVERIFY(hasWarning(ev, "dci-transport-bound", "on A1<->A2 (RTT 7.96 ms"));
-    QCOMPARE(warningTexts(ev, core::WarningCode::DciTransportBound).size(), std::size_t{3});
-    const std::vector<std::string> exposed = warningTexts(ev, core::WarningCode::DciExposed);
-    QCOMPARE(exposed.size(), std::size_t{2});
-    const auto lengthening = [](const std::string& t) { return t.substr(t.rfind(" by ")); };
-    QCOMPARE(lengthening(exposed[0]), lengthening(exposed[1]));
+    QVERIFY(hasWarning(ev, "pp-crosses-dc", "stage 5->6 crosses A1 \u2192 A2 (5 km,"));
+    QVERIFY(
+        hasWarning(ev, "pp-crosses-dc", "stage 10->11 crosses A2 \u2192 A1 \u2192 B1 (805 km,"));
+    QVERIFY(hasWarning(ev, "pp-crosses-dc", "stage 15->0 crosses B1 \u2192 A1 (800 km,"));
+
+    // One transport line per physical link, with one connection count.
+    std::map<std::int64_t, int> perLink;
+    for (const core::Warning& w : ev.warnings)
+        if (w.code == core::WarningCode::DciTransportBound)
+            ++perLink[w.integer("link_id")];
+    QCOMPARE(perLink.size(), std::size_t{2});
+    for (const auto& [link, n] : perLink)
+        QCOMPARE(n, 1);
+    // A1<->A2 is bound only for the routed boundary, at the 805 km route's round trip; the
+    // 5 km link's own distance is what the line gives as the link's.
+    QVERIFY(hasWarning(ev, "dci-transport-bound", "on A1<->A2 (5 km, loss 0): 1024 connections"));
+    QVERIFY(hasWarning(ev, "dci-transport-bound", "RTT of A2 \u2192 A1 \u2192 B1"));
+    QVERIFY(hasWarning(ev, "dci-transport-bound", "used by stage 5->6, stage 10->11"));
+    QVERIFY(hasWarning(ev, "dci-transport-bound", "on A1<->B1 (800 km"));
+    QVERIFY(hasWarning(ev, "dci-transport-bound", "used by stage 10->11, stage 15->0"));
+
+    // Each boundary (the interleaved wrap too) with its route and its own lengthening.
+    std::map<std::int64_t, const core::Warning*> exposed; // by from_stage
+    for (const core::Warning& w : ev.warnings)
+        if (w.code == core::WarningCode::DciExposed)
+            exposed[w.integer("from_stage")] = &w;
+    QCOMPARE(exposed.size(), std::size_t{3});
+    QVERIFY(hasWarning(ev, "dci-exposed",
+                       "stage 10->11 crosses A2 \u2192 A1 \u2192 B1 (805 km, RTT 7.96 ms)"));
+    QVERIFY(hasWarning(ev, "dci-exposed", "stage 5->6 crosses A1 \u2192 A2 (5 km,"));
+    QVERIFY(hasWarning(ev, "dci-exposed", "stage 15->0 crosses B1 \u2192 A1 (800 km,"));
+    const double near = exposed.at(5)->number("exposed_ms");
+    const double routed = exposed.at(10)->number("exposed_ms");
+    const double all = exposed.at(10)->number("all_exposed_ms");
+    qInfo("  lengthening: 5->6 %.1f ms, 10->11 %.1f ms, all %.1f ms", near, routed, all);
+    QVERIFY(routed > 0.0);
+    QVERIFY(near < routed);
+    QVERIFY(routed <= all + 1e-9);
+    QCOMPARE(exposed.at(5)->number("all_exposed_ms"), all);
+
+    // Traffic: every link of the route carries the routed boundary. A1<->A2 carries 5->6 and
+    // 10->11, each crossed by all four chunks of a micro-batch; A1<->B1 carries 10->11 and the
+    // wrap 15->0, crossed by three of them: 8 to 7.
+    std::map<std::int64_t, double> bytes;
+    for (const core::LinkTraffic& t : ev.traffic)
+        if (t.dciLinkId >= 0)
+            bytes[t.dciLinkId] = t.bytesPerIteration;
+    QCOMPARE(bytes.size(), std::size_t{2});
+    QVERIFY(bytes.at(1) > 0.0);
+    QVERIFY(std::abs(bytes.at(0) / bytes.at(1) - 8.0 / 7.0) < 1e-9);
 }
 
 QTEST_GUILESS_MAIN(TestScaleAcross)

@@ -90,6 +90,7 @@ public:
                 model ? model->graph() : m_own->graph(),
                 {},
                 {},
+                {},
                 warnings}
     {}
 
@@ -228,7 +229,7 @@ void Analyzer::analyzeDenseGroups(PlacementAnalysis& out)
             ep.levels.push_back(detail::dciLevel(
                 m_ctx, {m_stages.front().dcs[0], m_stages.front().dcs[1]},
                 static_cast<double>(std::int64_t{par.tp} * par.cp * m_stages.front().smallest()),
-                static_cast<int>(par.ep / epLocal), nullptr));
+                static_cast<int>(par.ep / epLocal), nullptr, "EP all-to-all"));
             if (m_ctx.wantWarnings)
                 m_ctx.warnings.push_back(Warning{WarningCode::EpCrossesDc}
                                              .count("ep", par.ep)
@@ -277,8 +278,8 @@ void Analyzer::analyzeSplitGroups(PlacementAnalysis& out)
             GroupPath path{detail::intraLevels(
                 layout, detail::stride(m_scenario.placement.rankOrder, dim, sizes), degree / k,
                 false)};
-            path.levels.push_back(
-                detail::dciLevel(m_ctx, shard.splitDatacenters, flows, k, nullptr));
+            path.levels.push_back(detail::dciLevel(m_ctx, shard.splitDatacenters, flows, k, nullptr,
+                                                   tp ? "TP split" : "CP split"));
             worst = have ? slower(worst, path) : path;
             have = true;
         }
@@ -321,8 +322,9 @@ GroupPath Analyzer::gradientPath(int stage, bool expert, const DciLoads& loads)
             st.smallest(), false);
     }
     if (st.dcs.size() > 1)
-        path.levels.push_back(
-            detail::dciLevel(m_ctx, st.dcs, 0.0, static_cast<int>(st.dcs.size()), &loads));
+        path.levels.push_back(detail::dciLevel(m_ctx, st.dcs, 0.0, static_cast<int>(st.dcs.size()),
+                                               &loads,
+                                               expert ? "expert DP all-reduce" : "DP all-reduce"));
     return path;
 }
 
@@ -388,6 +390,7 @@ PlacementAnalysis Analyzer::run()
     }
     detail::warnShared(m_ctx, out.dp, "DP all-reduce");
     analyzeBoundaries(out);
+    detail::warnTransport(m_ctx);
     out.warnings = std::move(m_ctx.warnings);
     return out;
 }
