@@ -10,6 +10,8 @@
 #include <QtTest>
 
 #include <algorithm>
+#include <cmath>
+#include <map>
 #include <string>
 
 using namespace archipelago;
@@ -35,6 +37,40 @@ bool hasWarning(const core::Evaluation& ev, const std::string& code, const std::
     });
 }
 
+// Three datacenters in two regions: A1 and A2 (region a) 5 km apart, B1 (region b) 800 km from
+// A1 and without a link to A2. Stages 0-5 in A1, 6-10 in A2 and 11-15 in B1, so boundary
+// 10->11 is routed A2 -> A1 -> B1 (805 km) and the interleaved wrap 15->0 crosses B1 -> A1.
+core::Scenario threeDatacenters()
+{
+    core::Scenario s = loadPreset("llama3-405b-two-buildings.json");
+    s.topology.regions = {{0, "region-a"}, {1, "region-b"}};
+    auto& dcs = s.topology.datacenters;
+    dcs[0].name = "A1";
+    dcs[1].name = "A2";
+    core::Datacenter b1 = dcs[1];
+    b1.id = 2;
+    b1.name = "B1";
+    b1.regionId = 1;
+    for (std::size_t i = 0; i < b1.pods.size(); ++i)
+        b1.pods[i].id = static_cast<core::Id>(10 + i);
+    dcs.push_back(b1);
+    core::DciLink& near = s.topology.links.front();
+    near.distanceKm = 5.0;
+    core::DciLink far = near;
+    far.id = 1;
+    far.a = 0;
+    far.b = 2;
+    far.distanceKm = 800.0;
+    far.optic = "400ZR+";
+    far.lineSystem = "Long-haul-DWDM-C+L";
+    s.topology.links.push_back(far);
+    auto& stages = s.placement.shards.front().stageDatacenters;
+    stages.assign(16, 0);
+    std::fill(stages.begin() + 6, stages.begin() + 11, 1);
+    std::fill(stages.begin() + 11, stages.end(), 2);
+    return s;
+}
+
 } // namespace
 
 class TestScaleAcross : public QObject
@@ -48,6 +84,7 @@ private slots:
     void tpSplitAcrossBuildingsCrossesTheLink();
     void dciExposedNamesTheBoundarysDatacenters();
     void extremeFiguresStayShortInWarnings();
+    void routedBoundaryWarningsNameTheRoute();
 };
 
 void TestScaleAcross::slowerDciLengthensPipelineAndSaysWhy()
@@ -62,7 +99,7 @@ void TestScaleAcross::slowerDciLengthensPipelineAndSaysWhy()
     // The loss shows up as exposed pipeline communication, not as schedule bubble.
     QVERIFY(narrow.breakdown.ppCommS > wide.breakdown.ppCommS);
     QCOMPARE(narrow.breakdown.bubbleS, wide.breakdown.bubbleS);
-    QVERIFY(hasWarning(narrow, "dci-exposed", "building-a<->building-b"));
+    QVERIFY(hasWarning(narrow, "dci-exposed", "building-a \u2192 building-b"));
 }
 
 void TestScaleAcross::ppBoundaryAcrossBuildingsNamesTheLink()
@@ -70,7 +107,7 @@ void TestScaleAcross::ppBoundaryAcrossBuildingsNamesTheLink()
     core::Scenario s = loadPreset("llama3-405b-two-buildings.json");
     const core::Evaluation split = core::evaluate(s);
     QVERIFY(split.ok);
-    QVERIFY(hasWarning(split, "dci-exposed", "stage 7->8 crosses building-a<->building-b"));
+    QVERIFY(hasWarning(split, "dci-exposed", "stage 7->8 crosses building-a \u2192 building-b"));
     // Moving the boundary: stages 0-3 in building A, 4-15 in building B would not fit the GPU
     // counts, so compare with the whole pipeline in one building instead (the 16k preset).
     const core::Evaluation one = core::evaluate(loadPreset("llama3-405b-16k-h100.json"));
@@ -158,8 +195,8 @@ void TestScaleAcross::dciExposedNamesTheBoundarysDatacenters()
              ev.warnings.empty()
                  ? ""
                  : qPrintable(QString::fromStdString(core::warningText(ev.warnings.back()))));
-    QVERIFY(hasWarning(ev, "dci-exposed", "stage 7->8 crosses building-a<->building-b"));
-    QVERIFY(!hasWarning(ev, "dci-exposed", "building-a<->building-a"));
+    QVERIFY(hasWarning(ev, "dci-exposed", "stage 7->8 crosses building-a \u2192 building-b"));
+    QVERIFY(!hasWarning(ev, "dci-exposed", "building-a \u2192 building-a"));
     // The figures behind the text: the boundary's datacenter ids.
     const auto exposed = std::find_if(ev.warnings.begin(), ev.warnings.end(), [](const auto& w) {
         return w.code == core::WarningCode::DciExposed;
@@ -195,6 +232,70 @@ void TestScaleAcross::extremeFiguresStayShortInWarnings()
     QCOMPARE(core::warningText(dp),
              std::string("data-parallel gradient reduction exposes 1.23 s per iteration (12% of "
                          "9.87 s)"));
+}
+
+void TestScaleAcross::routedBoundaryWarningsNameTheRoute()
+{
+    // Boundary 10->11 has no direct link: its warnings name the route A2 -> A1 -> B1 and its
+    // 805 km, each DCI link gets one transport line naming the boundaries that use it, and each
+    // boundary says what its own transfers lengthen the pipeline by.
+    const core::Scenario s = threeDatacenters();
+    for (const core::Diagnostic& d : core::checkScenario(s, core::effectiveCatalog(s)))
+        QVERIFY2(d.severity != core::Diagnostic::Severity::Error, d.message.c_str());
+    const core::Evaluation ev = core::evaluate(s);
+    QVERIFY(ev.ok);
+    for (const core::Warning& w : ev.warnings)
+        qInfo("  %s", core::warningText(w).c_str());
+    QVERIFY(hasWarning(ev, "pp-crosses-dc", "stage 5->6 crosses A1 \u2192 A2 (5 km,"));
+    QVERIFY(
+        hasWarning(ev, "pp-crosses-dc", "stage 10->11 crosses A2 \u2192 A1 \u2192 B1 (805 km,"));
+    QVERIFY(hasWarning(ev, "pp-crosses-dc", "stage 15->0 crosses B1 \u2192 A1 (800 km,"));
+
+    // One transport line per physical link, with one connection count.
+    std::map<std::int64_t, int> perLink;
+    for (const core::Warning& w : ev.warnings)
+        if (w.code == core::WarningCode::DciTransportBound)
+            ++perLink[w.integer("link_id")];
+    QCOMPARE(perLink.size(), std::size_t{2});
+    for (const auto& [link, n] : perLink)
+        QCOMPARE(n, 1);
+    // A1<->A2 is bound only for the routed boundary, at the 805 km route's round trip; the
+    // 5 km link's own distance is what the line gives as the link's.
+    QVERIFY(hasWarning(ev, "dci-transport-bound", "on A1<->A2 (5 km, loss 0): 1024 connections"));
+    QVERIFY(hasWarning(ev, "dci-transport-bound", "RTT of A2 \u2192 A1 \u2192 B1"));
+    QVERIFY(hasWarning(ev, "dci-transport-bound", "used by stage 5->6, stage 10->11"));
+    QVERIFY(hasWarning(ev, "dci-transport-bound", "on A1<->B1 (800 km"));
+    QVERIFY(hasWarning(ev, "dci-transport-bound", "used by stage 10->11, stage 15->0"));
+
+    // Each boundary (the interleaved wrap too) with its route and its own lengthening.
+    std::map<std::int64_t, const core::Warning*> exposed; // by from_stage
+    for (const core::Warning& w : ev.warnings)
+        if (w.code == core::WarningCode::DciExposed)
+            exposed[w.integer("from_stage")] = &w;
+    QCOMPARE(exposed.size(), std::size_t{3});
+    QVERIFY(hasWarning(ev, "dci-exposed",
+                       "stage 10->11 crosses A2 \u2192 A1 \u2192 B1 (805 km, RTT 7.96 ms)"));
+    QVERIFY(hasWarning(ev, "dci-exposed", "stage 5->6 crosses A1 \u2192 A2 (5 km,"));
+    QVERIFY(hasWarning(ev, "dci-exposed", "stage 15->0 crosses B1 \u2192 A1 (800 km,"));
+    const double near = exposed.at(5)->number("exposed_ms");
+    const double routed = exposed.at(10)->number("exposed_ms");
+    const double all = exposed.at(10)->number("all_exposed_ms");
+    qInfo("  lengthening: 5->6 %.1f ms, 10->11 %.1f ms, all %.1f ms", near, routed, all);
+    QVERIFY(routed > 0.0);
+    QVERIFY(near < routed);
+    QVERIFY(routed <= all + 1e-9);
+    QCOMPARE(exposed.at(5)->number("all_exposed_ms"), all);
+
+    // Traffic: every link of the route carries the routed boundary. A1<->A2 carries 5->6 and
+    // 10->11, each crossed by all four chunks of a micro-batch; A1<->B1 carries 10->11 and the
+    // wrap 15->0, crossed by three of them: 8 to 7.
+    std::map<std::int64_t, double> bytes;
+    for (const core::LinkTraffic& t : ev.traffic)
+        if (t.dciLinkId >= 0)
+            bytes[t.dciLinkId] = t.bytesPerIteration;
+    QCOMPARE(bytes.size(), std::size_t{2});
+    QVERIFY(bytes.at(1) > 0.0);
+    QVERIFY(std::abs(bytes.at(0) / bytes.at(1) - 8.0 / 7.0) < 1e-9);
 }
 
 QTEST_GUILESS_MAIN(TestScaleAcross)

@@ -76,13 +76,15 @@ struct EvaluationContext
     bool anyDci = false;
     struct DciBoundary
     {
-        int rank = 0; // boundary rank -> rank + 1
+        int rank = 0; // boundary rank -> rank + 1 (rank p - 1: the interleaved wrap to 0)
         Id fromDatacenter = -1;
         Id toDatacenter = -1;
         double latencyS = 0.0;
         double transferS = 0.0;
+        double exposedS = 0.0; // what this boundary's DCI transfers lengthen the period by
     };
-    std::vector<DciBoundary> dciBoundaries;
+    std::vector<DciBoundary> dciBoundaries; // each crossing boundary once
+    std::vector<int> sendBoundary;          // per send (chunk c -> c + 1), its boundary rank
 
     // 3. pipeline
     PipelineResult pipe;

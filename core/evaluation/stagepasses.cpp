@@ -186,11 +186,11 @@ void stageCostPass(EvaluationContext& ctx)
     LayerComputeMemo memo; // the chunks' layers share a few shapes (one per accelerator)
     memo.entries.reserve(4);
     for (int c = 0; c < nChunks; ++c)
-        ctx.parts[static_cast<std::size_t>(c)] =
-            chunkCost(w, par, pl, *ctx.accel[static_cast<std::size_t>(
-                          ctx.chunkRank[static_cast<std::size_t>(c)])],
-                      ctx.chunks[static_cast<std::size_t>(c)], m, &ctx.traffic,
-                      ctx.kind == ScheduleKind::DualPipe, &memo);
+        ctx.parts[static_cast<std::size_t>(c)] = chunkCost(
+            w, par, pl,
+            *ctx.accel[static_cast<std::size_t>(ctx.chunkRank[static_cast<std::size_t>(c)])],
+            ctx.chunks[static_cast<std::size_t>(c)], m, &ctx.traffic,
+            ctx.kind == ScheduleKind::DualPipe, &memo);
 
     // Pipeline boundaries: activations of one micro-batch, s*b*h bf16 per TP group, split by
     // cp, and split by t: each TP rank sends only its 1/t slice over its own NIC, the
@@ -201,6 +201,7 @@ void stageCostPass(EvaluationContext& ctx)
     if (nChunks > 1) {
         spec.sendS.resize(static_cast<std::size_t>(nChunks - 1));
         spec.sendCrossesDci.resize(static_cast<std::size_t>(nChunks - 1));
+        ctx.sendBoundary.assign(static_cast<std::size_t>(nChunks - 1), -1);
     }
     if (p > 1)
         ctx.traffic.groups.stageBoundary.resize(static_cast<std::size_t>(p - 1), 0.0);
@@ -246,12 +247,14 @@ void stageCostPass(EvaluationContext& ctx)
             else
                 ctx.traffic.groups.wrapBoundary += 2.0 * sendBytes * m;
         }
-        if (dci && c < p - 1)
+        ctx.sendBoundary[static_cast<std::size_t>(c)] = r;
+        const bool seen = std::any_of(ctx.dciBoundaries.begin(), ctx.dciBoundaries.end(),
+                                      [&](const auto& b) { return b.rank == r; });
+        if (dci && !seen)
             ctx.dciBoundaries.push_back(
-                {r, link.fromDatacenter, link.toDatacenter, link.latencyS, transfer});
+                {r, link.fromDatacenter, link.toDatacenter, link.latencyS, transfer, 0.0});
         if (p > 1 && !shards.empty())
-            addDciLoads(ctx, shards, c, from, to, sendBytes * par.tp * par.cp,
-                        par.overlap.ppComm);
+            addDciLoads(ctx, shards, c, from, to, sendBytes * par.tp * par.cp, par.overlap.ppComm);
     }
     for (int c = 0; c < nChunks; ++c) {
         spec.forwardS[static_cast<std::size_t>(c)] =

@@ -29,6 +29,18 @@ struct TopologyGraph::BoostGraph
     Graph g;
 };
 
+std::string routeName(const Topology& topology, const DciRoute& route)
+{
+    std::string out;
+    for (const Id id : route.datacenters) {
+        if (!out.empty())
+            out += " \u2192 ";
+        const Datacenter* dc = findDatacenter(topology, id);
+        out += dc ? dc->name : "?";
+    }
+    return out;
+}
+
 TopologyGraph::~TopologyGraph() = default;
 TopologyGraph::TopologyGraph(TopologyGraph&&) noexcept = default;
 TopologyGraph& TopologyGraph::operator=(TopologyGraph&&) noexcept = default;

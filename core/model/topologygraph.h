@@ -9,6 +9,7 @@
 #include <map>
 #include <memory>
 #include <optional>
+#include <string>
 #include <vector>
 
 namespace archipelago::core {
@@ -24,6 +25,10 @@ struct DciRoute
 
     bool operator==(const DciRoute&) const = default;
 };
+
+// A route as its datacenters' names joined by arrows, from source to destination
+// ("A2 → A1 → B1"); an unknown id prints as "?".
+std::string routeName(const Topology& topology, const DciRoute& route);
 
 class TopologyGraph
 {

@@ -129,16 +129,17 @@ constexpr std::array kTemplates{
              "EP {ep} does not divide the {expert_ranks} expert ranks of {datacenter}: expert "
              "all-to-all crosses the datacenter link"},
     Template{WarningCode::PpCrossesDc, WarningForm::Default,
-             "stage {from_stage}->{to_stage} crosses {link} ({distance_km} km, {latency_us} us "
-             "per transfer): {flows} GPU flows share it, {gpu_gbps} GB/s per GPU"},
+             "stage {from_stage}->{to_stage} crosses {route} ({route_km:g} km, {latency_us} us "
+             "per transfer): {flows} GPU flows share {link}, {gpu_gbps} GB/s per GPU"},
     Template{WarningCode::DciUnreachable, WarningForm::Default,
              "no DCI route joins datacenters {from_datacenter_id} and {to_datacenter_id}"},
     Template{WarningCode::DciShared, WarningForm::Default,
              "{what} of {groups} groups shares {link} ({capacity_tbps} Tb/s): {group_gbps} GB/s "
              "per group, {gpu_gbps} GB/s per GPU"},
     Template{WarningCode::DciTransportBound, WarningForm::Default,
-             "{transport} on {link} (RTT {rtt_ms} ms, loss {loss}, {connections} connections) "
-             "carries {usable_gbps} of its {capacity_gbps} GB/s"},
+             "{transport} on {link} ({distance_km:g} km, loss {loss}): {connections} connections "
+             "cross it at once and, at the {rtt_ms} ms RTT of {route}, carry {usable_gbps} of "
+             "its {capacity_gbps} GB/s; used by {users}"},
     Template{WarningCode::DciReach, WarningForm::DciOptic,
              "{optic} reaches {reach_km:w} km but {link} is {distance_km:w} km: needs "
              "longer-reach optics or regeneration"},
@@ -149,9 +150,10 @@ constexpr std::array kTemplates{
              "scale-up domain first (Wang et al. 2023): {forwarded_gbps} instead of "
              "{plain_gbps} GB/s per GPU (+{extra_time_pct}% time)"},
     Template{WarningCode::DciExposed, WarningForm::Default,
-             "stage {from_stage}->{to_stage} crosses {from_datacenter}<->{to_datacenter}: "
-             "{latency_ms:.2f} ms latency + {transfer_ms:.2f} ms transfer per micro-batch; DCI "
-             "transfers lengthen the pipeline by {exposed_ms:.1f} ms per iteration"},
+             "stage {from_stage}->{to_stage} crosses {route} ({route_km:g} km, RTT "
+             "{rtt_ms:.2f} ms): {latency_ms:.2f} ms latency + {transfer_ms:.2f} ms transfer per "
+             "micro-batch; its DCI transfers lengthen the pipeline by {exposed_ms:.1f} ms per "
+             "iteration (all DCI boundaries together: {all_exposed_ms:.1f} ms)"},
     Template{WarningCode::OutOfMemory, WarningForm::Default,
              "out of memory on stage {stage}: {total_gib:.1f} GiB > {hbm_gib:.0f} GiB HBM "
              "(weights {weights_gib:.1f}, gradients {gradients_gib:.1f}, optimizer "

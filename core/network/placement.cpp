@@ -116,6 +116,7 @@ public:
                 model ? model->graph() : m_own->graph(),
                 {},
                 {},
+                {},
                 warnings}
     {}
 
@@ -256,7 +257,8 @@ void Analyzer::analyzeDenseGroups(PlacementAnalysis& out)
             ep.levels.push_back(detail::dciLevel(
                 m_ctx, {m_stages.front().dcs[0], m_stages.front().dcs[1]},
                 static_cast<double>(std::int64_t{par.tp} * par.cp * m_stages.front().smallest()),
-                static_cast<int>(par.ep / epLocal), nullptr, NcclTraffic::PointToPoint));
+                static_cast<int>(par.ep / epLocal), nullptr, NcclTraffic::PointToPoint,
+                "EP all-to-all"));
             if (m_ctx.wantWarnings)
                 m_ctx.warnings.push_back(Warning{WarningCode::EpCrossesDc}
                                              .count("ep", par.ep)
@@ -306,7 +308,8 @@ void Analyzer::analyzeSplitGroups(PlacementAnalysis& out)
                 layout, detail::stride(m_scenario.placement.rankOrder, dim, sizes), degree / k,
                 false)};
             path.levels.push_back(detail::dciLevel(m_ctx, shard.splitDatacenters, flows, k, nullptr,
-                                                   NcclTraffic::Collective));
+                                                   NcclTraffic::Collective,
+                                                   tp ? "TP split" : "CP split"));
             worst = have ? slower(worst, path) : path;
             have = true;
         }
@@ -350,7 +353,8 @@ GroupPath Analyzer::gradientPath(int stage, bool expert, const DciLoads& loads)
     }
     if (st.dcs.size() > 1)
         path.levels.push_back(detail::dciLevel(m_ctx, st.dcs, 0.0, static_cast<int>(st.dcs.size()),
-                                               &loads, NcclTraffic::Collective));
+                                               &loads, NcclTraffic::Collective,
+                                               expert ? "expert DP all-reduce" : "DP all-reduce"));
     return path;
 }
 
@@ -416,6 +420,7 @@ PlacementAnalysis Analyzer::run()
     }
     detail::warnShared(m_ctx, out.dp, "DP all-reduce");
     analyzeBoundaries(out);
+    detail::warnTransport(m_ctx);
     out.warnings = std::move(m_ctx.warnings);
     return out;
 }

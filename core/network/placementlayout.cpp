@@ -113,6 +113,24 @@ std::string linkName(const Context& ctx, Id linkId)
     return (a ? a->name : "?") + "<->" + (b ? b->name : "?");
 }
 
+// Keep, per link, the worst case its transport meets (the lowest usable capacity: the figures
+// the warning gives) and every user that crosses it.
+void noteTransport(Context& ctx, const DciLink& link, const DciRoute& route, double rttS,
+                   double connections, double usableGBps, std::string_view user)
+{
+    TransportUse& use = ctx.transport[link.id];
+    if (use.users.empty() || usableGBps < use.usableGBps) {
+        use.connections = connections;
+        use.rttS = rttS;
+        use.usableGBps = usableGBps;
+        use.route = route.datacenters;
+    }
+    // Hashing leaves ~exp(-streams / ports) of the ports empty: rounding, not a bound.
+    use.bound = use.bound || usableGBps < dciCapacityGBps(link) * (1.0 - 1e-6);
+    if (std::find(use.users.begin(), use.users.end(), user) == use.users.end())
+        use.users.emplace_back(user);
+}
+
 } // namespace
 
 DcLayout& layoutFor(Context& ctx, Id dc)
@@ -216,7 +234,7 @@ void addRingLoads(Context& ctx, const std::vector<Id>& dcs, double flows, DciLoa
 }
 
 LevelLink dciLevel(Context& ctx, const std::vector<Id>& dcs, double ownFlows, int participants,
-                   const DciLoads* loads, NcclTraffic traffic, bool oneWay)
+                   const DciLoads* loads, NcclTraffic traffic, std::string_view user, bool oneWay)
 {
     DciLoads own;
     if (!loads) {
@@ -253,22 +271,8 @@ LevelLink dciLevel(Context& ctx, const std::vector<Id>& dcs, double ownFlows, in
             // equally by the concurrent flows (max-min fair share).
             const DciConnections connections = dciConnections(*link, flows, traffic);
             const double usable = dciUsableCapacityGBps(*link, rtt, connections);
-            // Hashing leaves ~exp(-streams / ports) of the ports empty: say nothing when that is
-            // rounding, not a bound.
-            if (usable < dciCapacityGBps(*link) * (1.0 - 1e-6) && ctx.wantWarnings) {
-                Warning w = Warning{WarningCode::DciTransportBound}
-                                .name("transport", toString(link->transport))
-                                .count("link_id", link->id)
-                                .name("link", linkName(ctx, link->id))
-                                .num("rtt_ms", rtt * 1e3)
-                                .num("loss", link->packetLossRate)
-                                .num("connections", connections.connections)
-                                .num("usable_gbps", usable)
-                                .num("capacity_gbps", dciCapacityGBps(*link));
-                // Every stage's gradient path asks again: say it once.
-                if (std::find(ctx.warnings.begin(), ctx.warnings.end(), w) == ctx.warnings.end())
-                    ctx.warnings.push_back(std::move(w));
-            }
+            if (ctx.wantWarnings)
+                noteTransport(ctx, *link, *route, rtt, connections.connections, usable, user);
             const double bw = usable / flows;
             if (bw < l.bandwidthGBps) {
                 l.bandwidthGBps = bw;
@@ -298,7 +302,10 @@ LevelLink boundaryLink(Context& ctx, const Scenario& scenario, const PlacementSh
     const Id a = sd[static_cast<std::size_t>(i)];
     const Id b = sd[static_cast<std::size_t>((i + 1) % pp)];
     if (a != b) {
-        LevelLink l = dciLevel(ctx, {a, b}, 0.0, 2, &loads, NcclTraffic::PointToPoint, true);
+        const std::string user =
+            ctx.wantWarnings ? "stage " + std::to_string(i) + "->" + std::to_string((i + 1) % pp)
+                             : std::string();
+        LevelLink l = dciLevel(ctx, {a, b}, 0.0, 2, &loads, NcclTraffic::PointToPoint, user, true);
         l.fromDatacenter = a;
         l.toDatacenter = b;
         return l;
@@ -398,9 +405,20 @@ void warnBoundary(Context& ctx, int from, int to, const LevelLink& link)
 {
     if (!ctx.wantWarnings)
         return;
-    ctx.warnings.push_back(withLinkFigures(
-        ctx, Warning{WarningCode::PpCrossesDc}.count("from_stage", from).count("to_stage", to),
-        link));
+    // The boundary's route, not only its narrowest link: a boundary between sites without a
+    // direct link crosses every link of the shortest route (TopologyGraph::route).
+    std::optional<DciRoute> scratch;
+    const DciRoute* route = ctx.model.route(link.fromDatacenter, link.toDatacenter, scratch);
+    Warning w = Warning{WarningCode::PpCrossesDc}.count("from_stage", from).count("to_stage", to);
+    if (route)
+        w.data.insert(w.data.end(), {{"route", routeName(ctx.scenario.topology, *route)},
+                                     {"route_km", route->distanceKm}});
+    ctx.warnings.push_back(std::move(w)
+                               .count("link_id", link.dciLinkId)
+                               .name("link", linkName(ctx, link.dciLinkId))
+                               .num("latency_us", link.latencyS * 1e6)
+                               .count("flows", link.concurrentFlows)
+                               .num("gpu_gbps", link.bandwidthGBps));
 }
 
 void warnShared(Context& ctx, const GroupPath& path, const std::string& what)
@@ -435,6 +453,33 @@ void warnSplit(Context& ctx, ParallelDim dim, int degree, const LevelLink& link)
         ctx,
         Warning{tp ? WarningCode::TpCrossesDc : WarningCode::CpCrossesDc}.count("degree", degree),
         link));
+}
+
+void warnTransport(Context& ctx)
+{
+    for (const auto& [id, use] : ctx.transport) {
+        const DciLink* link = findLink(ctx.scenario.topology, id);
+        if (!use.bound || !link)
+            continue;
+        std::string users;
+        for (const std::string& user : use.users)
+            users += (users.empty() ? "" : ", ") + user;
+        DciRoute route;
+        route.datacenters = use.route;
+        ctx.warnings.push_back(Warning{WarningCode::DciTransportBound}
+                                   .name("transport", toString(link->transport))
+                                   .count("link_id", id)
+                                   .name("link", linkName(ctx, id))
+                                   .num("distance_km", link->distanceKm)
+                                   .num("loss", link->packetLossRate)
+                                   .num("connections", use.connections)
+                                   .num("rtt_ms", use.rttS * 1e3)
+                                   .name("route", routeName(ctx.scenario.topology, route))
+                                   .num("usable_gbps", use.usableGBps)
+                                   .num("capacity_gbps", dciCapacityGBps(*link))
+                                   .name("users", std::move(users)));
+    }
+    ctx.transport.clear();
 }
 
 } // namespace archipelago::core::detail

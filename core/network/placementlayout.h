@@ -12,6 +12,7 @@
 #include <cstdint>
 #include <map>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -30,6 +31,18 @@ struct DcLayout
 // Flows (GPU-level, concurrent) per directed DCI link: (link id, a->b?).
 using DciLoads = std::map<std::pair<Id, bool>, double>;
 
+// What one DCI link's transport does for the collectives and boundaries that cross it, kept
+// so that the link gets one warning (warnTransport) naming all of them.
+struct TransportUse
+{
+    double connections = 0.0;       // crossing one direction at once, in the worst case below
+    double rttS = 0.0;              // of the route in the worst case
+    double usableGBps = 0.0;        // the worst (lowest) usable capacity any user sees
+    std::vector<Id> route;          // datacenters of that route
+    bool bound = false;             // some user sees less than the wavelengths' capacity
+    std::vector<std::string> users; // "stage 10->11", "DP all-reduce", in order of asking
+};
+
 struct Context
 {
     const Scenario& scenario;
@@ -38,7 +51,8 @@ struct Context
     const TopologyGraph& graph;
     std::map<Id, DcLayout> layouts;
     std::vector<Warning> warnings;
-    bool wantWarnings = true; // false: the caller reads numbers only (no text is built)
+    std::map<Id, TransportUse> transport; // by DCI link id, filled only with wantWarnings
+    bool wantWarnings = true;             // false: the caller reads numbers only (no text is built)
 };
 
 DcLayout& layoutFor(Context& ctx, Id dc);
@@ -65,9 +79,11 @@ void addRouteLoads(Context& ctx, Id a, Id b, double flows, DciLoads& loads);
 void addRingLoads(Context& ctx, const std::vector<Id>& dcs, double flows, DciLoads& loads);
 // The DCI level of a ring over `dcs` (a single hop when `dcs` has two entries and `oneWay`).
 // `loads` null: the ring carries only `ownFlows`. `traffic` says which NCCL buffers the flows
-// keep in flight (network/dcimodel.h).
+// keep in flight (network/dcimodel.h); `user` names who crosses (for the transport warning:
+// "DP all-reduce", "stage 3->4").
 LevelLink dciLevel(Context& ctx, const std::vector<Id>& dcs, double ownFlows, int participants,
-                   const DciLoads* loads, NcclTraffic traffic, bool oneWay = false);
+                   const DciLoads* loads, NcclTraffic traffic, std::string_view user,
+                   bool oneWay = false);
 
 // Stage boundary i -> i+1 (or p-1 -> 0 when `wrap`) of one shard.
 LevelLink boundaryLink(Context& ctx, const Scenario& scenario, const PlacementShard& shard, int i,
@@ -84,5 +100,7 @@ void warnBoundary(Context& ctx, int from, int to, const LevelLink& link);
 void warnShared(Context& ctx, const GroupPath& path, const std::string& what);
 // A TP or CP group split across datacenters: names the DCI link and the per-GPU bandwidth.
 void warnSplit(Context& ctx, ParallelDim dim, int degree, const LevelLink& link);
+// One dci-transport-bound warning per DCI link that some user finds transport bound.
+void warnTransport(Context& ctx);
 
 } // namespace archipelago::core::detail
