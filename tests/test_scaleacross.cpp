@@ -260,8 +260,9 @@ void TestScaleAcross::routedBoundaryWarningsNameTheRoute()
     for (const auto& [link, n] : perLink)
         QCOMPARE(n, 1);
     // A1<->A2 is bound only for the routed boundary, at the 805 km route's round trip; the
-    // 5 km link's own distance is what the line gives as the link's.
-    QVERIFY(hasWarning(ev, "dci-transport-bound", "on A1<->A2 (5 km, loss 0): 1024 connections"));
+    // 5 km link's own distance is what the line gives as the link's. 1,024 GPU flows, each on
+    // NCCL's 2 send/recv channels per peer (network/dcimodel.h): 2,048 connections.
+    QVERIFY(hasWarning(ev, "dci-transport-bound", "on A1<->A2 (5 km, loss 0): 2048 connections"));
     QVERIFY(hasWarning(ev, "dci-transport-bound", "RTT of A2 \u2192 A1 \u2192 B1"));
     QVERIFY(hasWarning(ev, "dci-transport-bound", "used by stage 5->6, stage 10->11"));
     QVERIFY(hasWarning(ev, "dci-transport-bound", "on A1<->B1 (800 km"));
