@@ -1,5 +1,5 @@
 // The published-runs validation through the same code path as
-// `archipelago-cli validate`: mean absolute error <= 4%, largest <= 10% over the runs of both
+// `archipelago-cli validate`: mean absolute error <= 3%, largest <= 8% over the runs of both
 // ../shared/validation files together; the knobs a run does not publish (chosen as the team that
 // tuned it would have: the fastest setting that fits in HBM, jointly), and a run that fits in no
 // admissible setting as an error row, as the Llama 3 405B runs of tests/data/hopper-runs.json
@@ -12,6 +12,9 @@
 #include "validation/unpublishedknobs.h"
 
 #include <QtTest>
+
+#include <cmath>
+#include <map>
 
 #include <nlohmann/json.hpp>
 
@@ -72,8 +75,10 @@ std::vector<core::PublishedRun> loadRuns(const std::string& path)
 void TestValidation::publishedRunsWithinBound()
 {
     // Over the 22 runs of both files together, the set each generation is calibrated on
-    // (resources/catalog.json says how): mean absolute error at most 4%, largest at most 10%.
+    // (resources/catalog.json says how): mean absolute error at most 3%, largest at most 8%.
     double sum = 0.0, largest = 0.0;
+    // MegaScale's Table 2 rows, one series per stack: GPUs and signed error.
+    std::map<std::string, std::vector<std::pair<double, double>>> series;
     int evaluated = 0;
     std::string failures;
     for (const std::string& path : {kPublishedRuns, kMegascaleRuns}) {
@@ -94,6 +99,10 @@ void TestValidation::publishedRunsWithinBound()
             sum += std::abs(e);
             largest = std::max(largest, std::abs(e));
             ++evaluated;
+            const std::string id = run["id"];
+            for (const char* stack : {"megascale2024-t2-megatron-", "megascale2024-t2-megascale-"})
+                if (id.starts_with(stack))
+                    series[stack].emplace_back(std::stod(id.substr(std::string(stack).size())), e);
         }
     }
     // Every run evaluated: none may be an error row (one that does not fit in HBM in any
@@ -102,8 +111,35 @@ void TestValidation::publishedRunsWithinBound()
     QCOMPARE(evaluated, 22);
     const double mean = sum / evaluated;
     qInfo("mean %.2f%%, largest %.2f%% over %d runs", 100 * mean, 100 * largest, evaluated);
-    QVERIFY2(mean <= 0.04, qPrintable(QString("mean abs error %1").arg(mean)));
-    QVERIFY2(largest <= 0.10, qPrintable(QString("largest abs error %1").arg(largest)));
+    QVERIFY2(mean <= 0.03, qPrintable(QString("mean abs error %1").arg(mean)));
+    QVERIFY2(largest <= 0.08, qPrintable(QString("largest abs error %1").arg(largest)));
+
+    // No trend of the signed error with the job's size: the least-squares slope against
+    // log2(GPUs) at most 1.5 points per doubling on each series of MegaScale's rows (256 to
+    // 1,024 GPUs, one job, one batch).
+    QCOMPARE(series.size(), std::size_t{2});
+    for (const auto& [stack, points] : series) {
+        QCOMPARE(points.size(), std::size_t{4});
+        const auto n = static_cast<double>(points.size());
+        double mx = 0.0, my = 0.0;
+        for (const auto& [gpus, e] : points) {
+            mx += std::log2(gpus) / n;
+            my += e / n;
+        }
+        double sxy = 0.0, sxx = 0.0;
+        for (const auto& [gpus, e] : points) {
+            sxy += (std::log2(gpus) - mx) * (e - my);
+            sxx += (std::log2(gpus) - mx) * (std::log2(gpus) - mx);
+        }
+        const double slope = sxy / sxx;
+        qInfo("%s: signed error %+.2f points per doubling of GPUs", stack.c_str(), 100 * slope);
+        if (stack == "megascale2024-t2-megatron-")
+            QEXPECT_FAIL("",
+                         "Megatron-LM rows without DP overlap: the model misses about 1.5 s "
+                         "per iteration that does not shrink with the GPUs (open)",
+                         Continue);
+        QVERIFY2(std::abs(slope) <= 0.015, qPrintable(QString("%1 per doubling").arg(slope)));
+    }
 }
 
 void TestValidation::hopperRunsThatDoNotFitAreErrors()
