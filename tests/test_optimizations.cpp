@@ -73,10 +73,10 @@ void TestOptimizations::parallelBlockHalvesTpCollectives()
     // all-reduce), the exposed TP time is the forward's: 2 all-reduces per layer plus one for
     // the embedding and one for the logits; 1 per layer with a parallel block.
     Scenario s = tpScenario();
-    // Micro-batches of 4 sequences: weight-gradient GEMMs long enough to hide every backward
+    // Micro-batches of 16 sequences: weight-gradient GEMMs long enough to hide every backward
     // collective with its fixed launch latency (network/fabric.h).
-    s.parallelism.microBatch = 4;
-    s.workload.globalBatch = 32;
+    s.parallelism.microBatch = 16;
+    s.workload.globalBatch = 128;
     const Evaluation serial = evaluate(s);
     s.workload.parallelBlock = true;
     const Evaluation parallel = evaluate(s);
