@@ -979,8 +979,10 @@ private slots:
         baseline.rankOrders = {kMegatronRankOrder};
         baseline.boundaries = {PlacementBoundary::Dp};
         baseline.stageSplits = {0};
-        baseline.schedules = {ScheduleKind::OneFOneB};
-        baseline.virtualStages = {1};
+        // What a Megatron-LM team launches: interleaved, with the chunks per rank it tunes
+        // (scripts/scale_across.py, README "Across buildings").
+        baseline.schedules = {ScheduleKind::Interleaved1F1B};
+        baseline.virtualStages = {2, 4};
         baseline.extraInFlightAtDci = {0};
         baseline.dciTransports = {std::nullopt};
         SearchSpace placement = baseline;
