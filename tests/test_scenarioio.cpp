@@ -139,11 +139,13 @@ void TestScenarioIo::latentAttentionAndRoutingRoundTrip()
     QVERIFY(plainText.find("max_nodes_per_token") == std::string::npos);
     QVERIFY(plainText.find("dispatch_precision") == std::string::npos);
     QVERIFY(plainText.find("fp8_recipe") == std::string::npos);
+    QVERIFY(plainText.find("mtp_depth") == std::string::npos);
     QCOMPARE(plain.workload.fp8Recipe, core::Fp8Recipe::Delayed);
 
     core::Scenario s = plain;
     s.workload.precision = core::Precision::Fp8;
     s.workload.fp8Recipe = core::Fp8Recipe::Blockwise;
+    s.workload.mtpDepth = 1;
     s.workload.moe = core::MoeConfig{256, 8, 2048, 1, 3, 4, core::Precision::Fp8};
     s.workload.mla = core::MlaConfig{1536, 512, 128, 64, 128};
     const std::string text = core::serializeScenario(s);
@@ -153,6 +155,7 @@ void TestScenarioIo::latentAttentionAndRoutingRoundTrip()
     QCOMPARE(doc["workload"]["moe"]["max_nodes_per_token"].get<int>(), 4);
     QCOMPARE(doc["workload"]["moe"]["dispatch_precision"].get<std::string>(), std::string("fp8"));
     QCOMPARE(doc["workload"]["fp8_recipe"].get<std::string>(), std::string("blockwise"));
+    QCOMPARE(doc["workload"]["mtp_depth"].get<int>(), 1);
     const core::LoadResult r = core::parseScenario(text, "mla.json");
     QVERIFY2(r.ok(), qPrintable(joined(r.errors)));
     QVERIFY2(r.warnings.empty(), qPrintable(joined(r.warnings)));
@@ -382,6 +385,7 @@ void TestScenarioIo::malformed_data()
         R"({"experts": 8, "top_k": 2, "expert_ffn_hidden": 64, "dispatch_precision": "fp4"})",
         "/workload/moe/dispatch_precision");
     set("fp8 recipe unknown", "/workload/fp8_recipe", R"("mxfp8")", "/workload/fp8_recipe");
+    set("mtp depth negative", "/workload/mtp_depth", "-1", "/workload/mtp_depth");
     set("split dimension not tp or cp", "/placement/shards/0",
         R"({"dp_replicas": 4, "stage_datacenters": [0, 0, 0, 4], "split_datacenters": [0, 4],
             "split_dim": "ep"})",

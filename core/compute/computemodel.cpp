@@ -407,6 +407,24 @@ LogitsCompute logitsCompute(const Workload& w, const Parallelism& par, const Acc
     return out;
 }
 
+MtpCompute mtpCompute(const Workload& w, const Parallelism& par, const AcceleratorSpec& accel)
+{
+    const double t = std::max(1, par.tp);
+    const double tokens =
+        std::max(1, par.microBatch) * static_cast<double>(w.seqLen) / std::max(1, par.cp);
+    const double h = w.hidden;
+    GemmClock projection{accel, w.precision};
+    projection.add(tokens, h / t, 2.0 * h); // M_k, eq. 21 (column-parallel over TP)
+    // Two RMSNorms read and write T*h each, the concatenation writes T*2h (bf16).
+    const double bytes = (2.0 * 4.0 + 4.0) * tokens * h;
+    const LogitsCompute head = logitsCompute(w, par, accel);
+    MtpCompute out;
+    out.forwardS = projection.timeS + bytes / hbmBytesPerS(accel) +
+                   3.0 * accel.efficiency.kernelOverheadS + head.forwardS;
+    out.backwardS = 2.0 * (out.forwardS - head.forwardS) + head.backwardS;
+    return out;
+}
+
 double optimizerStepS(double localParams, double shardParams, const AcceleratorSpec& accel)
 {
     // Mixed-precision Adam (Micikevicius et al. 2018; Rajbhandari et al. 2020, ZeRO,

@@ -94,6 +94,12 @@ struct LogitsCompute
 LogitsCompute logitsCompute(const Workload& workload, const Parallelism& par,
                             const AcceleratorSpec& accel);
 
+// One multi-token prediction module beyond its transformer layer (DeepSeek-V3 report section
+// 2.2): two RMSNorms, the 2h -> h projection and the shared output head with its loss.
+using MtpCompute = LogitsCompute;
+MtpCompute mtpCompute(const Workload& workload, const Parallelism& par,
+                      const AcceleratorSpec& accel);
+
 // Adam step (memory-bound). `shardParams` are the parameters whose optimizer state this GPU
 // updates; `localParams` the parameters it holds gradients for (norm and zeroing pass).
 double optimizerStepS(double localParams, double shardParams, const AcceleratorSpec& accel);

@@ -108,6 +108,7 @@ inline constexpr const char* kPp = "pp";
 inline constexpr const char* kPpComm = "pp_comm";
 inline constexpr const char* kPrecision = "precision";
 inline constexpr const char* kFp8Recipe = "fp8_recipe";
+inline constexpr const char* kMtpDepth = "mtp_depth";
 inline constexpr const char* kQLoraRank = "q_lora_rank";
 inline constexpr const char* kQkNopeHeadDim = "qk_nope_head_dim";
 inline constexpr const char* kQkRopeHeadDim = "qk_rope_head_dim";

@@ -215,7 +215,11 @@ struct Workload
     int globalBatch = 1; // sequences per iteration
     Precision precision = Precision::Bf16;
     Fp8Recipe fp8Recipe = Fp8Recipe::Delayed; // with precision fp8
-    double trainTokens = 1e12;                // tokens to train, for time and GPU-hours to train
+    // Multi-token prediction (DeepSeek-V3 report section 2.2): D sequential modules after the
+    // last layer, each a projection of [norm(h); norm(embedding)] (2h -> h), one transformer
+    // layer and the shared output head, on every token. 0 = next-token prediction only.
+    int mtpDepth = 0;
+    double trainTokens = 1e12; // tokens to train, for time and GPU-hours to train
     // Attention and MLP side by side on one layer norm (GPT-J; Chowdhery et al. 2022, PaLM,
     // section 2): one fused input GEMM and one TP reduction per layer and pass.
     bool parallelBlock = false;
