@@ -2,6 +2,8 @@
 // parallelism is the report's (section 3.1-3.2), its cost lands near the published 180K H800
 // GPU-hours per trillion tokens (section 1, Table 1), and the expert all-to-all's two switches
 // (node-limited routing, FP8 dispatch) move the bytes they should.
+#include "compute/computemodel.h"
+#include "compute/modelflops.h"
 #include "evaluation/costmodel.h"
 #include "evaluation/stagecost.h"
 #include "io/scenarioio.h"
@@ -52,6 +54,9 @@ private slots:
     void gpuHoursWithinFifteenPercentOfPublished();
     void nodeLimitedRoutingShrinksFabricBytes();
     void fp8DispatchHalvesTheDispatchOnly();
+    void mtpModuleSitsWithTheOutputHead();
+    void mtpFlopsAreALayerAProjectionAndAHead();
+    void mtpComputeIsProjectionNormsAndHead();
 };
 
 // Section 3.1: 2048 H800 GPUs, 8 per node; section 3.2: 16-way pipeline parallelism with
@@ -87,7 +92,7 @@ void TestDeepSeekV3::presetHasTheReportsParallelism()
 }
 
 // The report: 180K H800 GPU-hours per trillion tokens (section 1; Table 1: 2,664K GPU-hours of
-// pre-training for 14.8T tokens). The acceptance band is 15%.
+// pre-training for 14.8T tokens). The acceptance band is 15%.
 void TestDeepSeekV3::gpuHoursWithinFifteenPercentOfPublished()
 {
     const Scenario s = preset();
@@ -98,12 +103,15 @@ void TestDeepSeekV3::gpuHoursWithinFifteenPercentOfPublished()
     qInfo("DeepSeek-V3: %.0f GPU-hours per trillion tokens (published %.0f), iteration %.2f s, "
           "EP exposed %.2f s",
           perTrillion, published, e.iterationTimeS, e.breakdown.epCommS);
-    // Misses today: 122K, 32% below. The expert all-to-all now hides almost entirely (0.5 s
-    // exposed of 13.5 s) and the compute dominates; the model runs FP8 GEMMs at twice the BF16
-    // rate at the BF16-fitted gemm_peak (no FP8 run calibrates them) and omits FP8's
-    // quantization passes (report section 3.5.2). With BF16 GEMMs the preset gives 173K. An
-    // unexpected pass fails too.
-    QEXPECT_FAIL("", "FP8 GEMM throughput is not calibrated on any FP8 run", Continue);
+    // 198K, 10% above. Per MoE layer and micro-batch the model's compute (28 ms forward,
+    // backward, recompute and EP interference) matches the compute stream of DeepSeek's
+    // published training profile (deepseek-ai/profile-data train.json, 29.5 ms). The rest is
+    // the schedule: the multi-token prediction module and its second pass through the head
+    // make the last stage the busiest under ZB-H1 (bubble 35%); DualPipe, which pairs the last
+    // stage with the first on one rank, gives 138K (23% below) but needs 92 GiB here without
+    // the report's memory savings (section 3.3.4), and a split with one layer on the last stage
+    // gives 167K under ZB-H1. Left out: the batch-size ramp (section 4.2), imbalanced routing,
+    // and the training's own FP8 kernels (DeepGEMM's table puts them 1.0-1.2x slower).
     QVERIFY2(std::abs(perTrillion / published - 1.0) <= 0.15,
              qPrintable(QString("%1 GPU-hours per trillion tokens").arg(perTrillion)));
 }
@@ -156,6 +164,62 @@ void TestDeepSeekV3::fp8DispatchHalvesTheDispatchOnly()
         QVERIFY2(std::abs(fp8 / bf16 - (1.0 + 4.0 / 128.0 + 2.0) / 4.0) < 1e-12,
                  qPrintable(QString("max nodes %1: ratio %2").arg(maxNodes).arg(fp8 / bf16)));
     }
+}
+
+// Multi-token prediction (report section 2.2, D = 1) shares the output head, so its module sits
+// on the last chunk: one more layer of the last layer's kind (MoE) and one module; DualPipe's
+// two copies each carry one.
+void TestDeepSeekV3::mtpModuleSitsWithTheOutputHead()
+{
+    Scenario s = preset();
+    QCOMPARE(s.workload.mtpDepth, 1);
+    const int lastStage = s.placement.layersPerStage.back();
+    std::vector<ChunkSpec> chunks = layoutChunks(s, ScheduleKind::ZeroBubbleH1, 1);
+    QCOMPARE(chunks.back().moeLayers + chunks.back().denseLayers, lastStage + 1);
+    QCOMPARE(chunks.back().mtpModules, 1);
+    for (std::size_t c = 0; c + 1 < chunks.size(); ++c)
+        QCOMPARE(chunks[c].mtpModules, 0);
+    chunks = layoutChunks(s, ScheduleKind::DualPipe, 2);
+    int modules = 0;
+    for (const ChunkSpec& ch : chunks)
+        modules += ch.last ? ch.mtpModules : 0;
+    QCOMPARE(modules, 2);
+    s.workload.mtpDepth = 0;
+    chunks = layoutChunks(s, ScheduleKind::ZeroBubbleH1, 1);
+    QCOMPARE(chunks.back().moeLayers + chunks.back().denseLayers, lastStage);
+    QCOMPARE(chunks.back().mtpModules, 0);
+}
+
+// Model FLOPs per iteration: each module adds one MoE layer, the 2h -> h projection (eq. 21)
+// and the output head (eq. 22) per sequence, forward and backward (3x).
+void TestDeepSeekV3::mtpFlopsAreALayerAProjectionAndAHead()
+{
+    Workload w = preset().workload;
+    const double with = modelFlopsPerIteration(w);
+    w.mtpDepth = 0;
+    const double without = modelFlopsPerIteration(w);
+    const double h = w.hidden;
+    const double perSequence =
+        layerForwardFlops(w, true).total() + 2.0 * w.seqLen * 2.0 * h * h + logitsForwardFlops(w);
+    QVERIFY(std::abs((with - without) / (3.0 * w.globalBatch * perSequence) - 1.0) < 1e-12);
+}
+
+// Beyond its layer: two RMSNorms (read and write T h each) and the concatenation (T 2h
+// written), the projection at the workload's precision, three launches, the shared head.
+void TestDeepSeekV3::mtpComputeIsProjectionNormsAndHead()
+{
+    const Workload w = preset().workload;
+    const Parallelism par = preset().parallelism;
+    const AcceleratorSpec& accel = *builtinCatalog().accelerator("H800-SXM5-80GB");
+    const double t = w.seqLen;
+    const double h = w.hidden;
+    const double rate = accel.hbmGBps * 1e9 * accel.efficiency.memoryBoundEfficiency;
+    const LogitsCompute head = logitsCompute(w, par, accel);
+    const double ownS = gemmTimeS(t, h, 2.0 * h, 1.0, accel, Precision::Fp8) + 12.0 * t * h / rate +
+                        3.0 * accel.efficiency.kernelOverheadS;
+    const MtpCompute mtp = mtpCompute(w, par, accel);
+    QVERIFY(std::abs(mtp.forwardS / (ownS + head.forwardS) - 1.0) < 1e-12);
+    QVERIFY(std::abs(mtp.backwardS / (2.0 * ownS + head.backwardS) - 1.0) < 1e-12);
 }
 
 QTEST_APPLESS_MAIN(TestDeepSeekV3)

@@ -126,9 +126,10 @@ void TestScenarioIo::roundTripFixture()
     QCOMPARE(core::serializeScenario(*r.scenario), text);
 }
 
-// Multi-head latent attention and node-limited FP8 routing are written back exactly; a file
-// without them (every file before they existed) reads as standard attention and a flat BF16
-// all-to-all, and is written back without them.
+// Multi-head latent attention, node-limited FP8 routing and the blockwise FP8 recipe are
+// written back exactly; a file without them (every file before they existed) reads as
+// standard attention, a flat BF16 all-to-all and delayed scaling, and is written back without
+// them.
 void TestScenarioIo::latentAttentionAndRoutingRoundTrip()
 {
     const core::Scenario plain = tests::multiDcScenario();
@@ -137,8 +138,14 @@ void TestScenarioIo::latentAttentionAndRoutingRoundTrip()
     QVERIFY(plainText.find("\"attention\"") == std::string::npos);
     QVERIFY(plainText.find("max_nodes_per_token") == std::string::npos);
     QVERIFY(plainText.find("dispatch_precision") == std::string::npos);
+    QVERIFY(plainText.find("fp8_recipe") == std::string::npos);
+    QVERIFY(plainText.find("mtp_depth") == std::string::npos);
+    QCOMPARE(plain.workload.fp8Recipe, core::Fp8Recipe::Delayed);
 
     core::Scenario s = plain;
+    s.workload.precision = core::Precision::Fp8;
+    s.workload.fp8Recipe = core::Fp8Recipe::Blockwise;
+    s.workload.mtpDepth = 1;
     s.workload.moe = core::MoeConfig{256, 8, 2048, 1, 3, 4, core::Precision::Fp8};
     s.workload.mla = core::MlaConfig{1536, 512, 128, 64, 128};
     const std::string text = core::serializeScenario(s);
@@ -147,6 +154,8 @@ void TestScenarioIo::latentAttentionAndRoutingRoundTrip()
     QCOMPARE(doc["workload"]["attention"]["kv_lora_rank"].get<int>(), 512);
     QCOMPARE(doc["workload"]["moe"]["max_nodes_per_token"].get<int>(), 4);
     QCOMPARE(doc["workload"]["moe"]["dispatch_precision"].get<std::string>(), std::string("fp8"));
+    QCOMPARE(doc["workload"]["fp8_recipe"].get<std::string>(), std::string("blockwise"));
+    QCOMPARE(doc["workload"]["mtp_depth"].get<int>(), 1);
     const core::LoadResult r = core::parseScenario(text, "mla.json");
     QVERIFY2(r.ok(), qPrintable(joined(r.errors)));
     QVERIFY2(r.warnings.empty(), qPrintable(joined(r.warnings)));
@@ -375,6 +384,8 @@ void TestScenarioIo::malformed_data()
     set("dispatch precision unknown", "/workload/moe",
         R"({"experts": 8, "top_k": 2, "expert_ffn_hidden": 64, "dispatch_precision": "fp4"})",
         "/workload/moe/dispatch_precision");
+    set("fp8 recipe unknown", "/workload/fp8_recipe", R"("mxfp8")", "/workload/fp8_recipe");
+    set("mtp depth negative", "/workload/mtp_depth", "-1", "/workload/mtp_depth");
     set("split dimension not tp or cp", "/placement/shards/0",
         R"({"dp_replicas": 4, "stage_datacenters": [0, 0, 0, 4], "split_datacenters": [0, 4],
             "split_dim": "ep"})",

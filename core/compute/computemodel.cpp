@@ -40,9 +40,23 @@ double tileEfficiency(double m, double n, double batch, int sms)
 
 namespace {
 
-double kEfficiency(double k, const EfficiencyParams& eff)
+bool fp8Gemm(const AcceleratorSpec& accel, Precision precision)
 {
-    return k / (k + std::max(0.0, eff.gemmHalfDim));
+    return precision == Precision::Fp8 && accel.peakTflopsFp8 > 0.0;
+}
+
+// Fraction of peak of a long-k GEMM and the k at which a tile reaches half of it: the FP8
+// pair where the catalog gives one, else the BF16 pair.
+double peakEfficiency(const EfficiencyParams& eff, bool fp8)
+{
+    return fp8 && eff.gemmPeakEfficiencyFp8 > 0.0 ? eff.gemmPeakEfficiencyFp8
+                                                  : eff.gemmPeakEfficiency;
+}
+
+double kEfficiency(double k, const EfficiencyParams& eff, bool fp8)
+{
+    const double halfDim = fp8 && eff.gemmHalfDimFp8 >= 0.0 ? eff.gemmHalfDimFp8 : eff.gemmHalfDim;
+    return k / (k + std::max(0.0, halfDim));
 }
 
 double hbmBytesPerS(const AcceleratorSpec& accel)
@@ -54,8 +68,9 @@ double hbmBytesPerS(const AcceleratorSpec& accel)
 double tensorTimeS(double flops, double m, double n, double k, double batch,
                    const AcceleratorSpec& accel, Precision precision)
 {
-    const double e = accel.efficiency.gemmPeakEfficiency * tileEfficiency(m, n, batch, accel.sms) *
-                     kEfficiency(k, accel.efficiency);
+    const bool fp8 = fp8Gemm(accel, precision);
+    const double e = peakEfficiency(accel.efficiency, fp8) *
+                     tileEfficiency(m, n, batch, accel.sms) * kEfficiency(k, accel.efficiency, fp8);
     return flops / (peakFlopsPerS(accel, precision) * std::max(e, 1e-6));
 }
 
@@ -68,7 +83,7 @@ double gemmTimeS(double m, double n, double k, double batch, const AcceleratorSp
         return 0.0;
     const double flops = 2.0 * m * n * k * batch;
     // Roofline (Williams et al. 2009): operands read once, output written once.
-    const double inBytes = precision == Precision::Fp8 && accel.peakTflopsFp8 > 0.0 ? 1.0 : 2.0;
+    const double inBytes = fp8Gemm(accel, precision) ? 1.0 : 2.0;
     const double bytes = (inBytes * (m * k + k * n) + 2.0 * m * n) * batch;
     return std::max(tensorTimeS(flops, m, n, k, batch, accel, precision),
                     bytes / hbmBytesPerS(accel));
@@ -99,12 +114,56 @@ struct GemmClock
     double timeS = 0.0;
     double flops = 0.0;
 
-    void add(double m, double n, double k, double batch = 1.0)
+    void add(double m, double n, double k, double batch = 1.0) { addAt(precision, m, n, k, batch); }
+    void addAt(Precision at, double m, double n, double k, double batch = 1.0)
     {
         if (m <= 0.0 || n <= 0.0 || k <= 0.0 || batch <= 0.0)
             return;
         flops += 2.0 * m * n * k * batch;
-        timeS += gemmTimeS(m, n, k, batch, accel, precision);
+        timeS += gemmTimeS(m, n, k, batch, accel, at);
+    }
+};
+
+// HBM bytes per element of the casts of blockwise-scaled FP8 GEMM operands (DeepSeek-V3
+// report sections 3.3.2 and 3.5.2): a forward activation is read in BF16 (2 bytes) and written
+// in FP8 (1) with one FP32 scale per 1 x 128 tile (4/128); for the weight gradient the cached
+// FP8 tiles are read, transposed and re-quantised into 128 x 1 tiles (1 + 4/128 each way,
+// "Support for Transposed GEMM Operations"); an output gradient is read once in BF16 and
+// written in both layouts, row-wise for the input gradient and column-wise for the weight
+// gradient. Weights need neither: a 128 x 128 block scale is its own transpose, and they are
+// cast once per optimizer step (section 3.3.2), not per micro-batch.
+constexpr double kScaleBytes = 4.0 / 128.0;
+constexpr double kCastBytes = 2.0 + 1.0 + kScaleBytes;
+constexpr double kRequantBytes = 2.0 * (1.0 + kScaleBytes);
+constexpr double kCastBothBytes = 2.0 + 2.0 * (1.0 + kScaleBytes);
+
+// The cast passes of one layer and pass (elements per GPU), with their launches.
+struct Fp8Casts
+{
+    double forwardBytes = 0.0;
+    double backwardBytes = 0.0;
+    double forwardKernels = 0.0;
+    double backwardKernels = 0.0;
+
+    // A GEMM input cast in forward and re-quantised transposed in backward.
+    void input(double elements)
+    {
+        forwardBytes += kCastBytes * elements;
+        backwardBytes += kRequantBytes * elements;
+        forwardKernels += 1.0;
+        backwardKernels += 1.0;
+    }
+    // An input that arrives in FP8 (the dispatched tokens): its transposed copy only.
+    void receivedInput(double elements)
+    {
+        backwardBytes += kRequantBytes * elements;
+        backwardKernels += 1.0;
+    }
+    // The gradient of a GEMM's output, cast in both layouts.
+    void outputGradient(double elements)
+    {
+        backwardBytes += kCastBothBytes * elements;
+        backwardKernels += 1.0;
     }
 };
 
@@ -130,6 +189,12 @@ LayerCompute layerCompute(const Workload& w, const Parallelism& par, bool moeLay
     const bool mla = w.mla.enabled();
     // Parallel block (PaLM section 2): QKV and a dense fc1 share their input, one GEMM.
     const bool fusedInput = w.parallelBlock && !moeLayer && !mla;
+    // Blockwise-scaled FP8: every GEMM activation and output gradient goes through a cast pass
+    // of its own (Fp8Casts above); per-tensor (delayed) scaling casts in the producing kernel.
+    const bool blockwise = fp8Gemm(accel, w.precision) && w.fp8Recipe == Fp8Recipe::Blockwise;
+    Fp8Casts casts;
+    if (blockwise) // the normalised layer input, one cast shared by the GEMMs that read it
+        casts.input(tokens * h / seqShard);
 
     // Column-parallel GEMMs (TP all-gather side) and row-parallel ones (reduce side), timed
     // apart for the TP overlap windows (stagecost.cpp).
@@ -149,8 +214,17 @@ LayerCompute layerCompute(const Workload& w, const Parallelism& par, bool moeLay
             column.add(g.m, g.n, g.k); // QKV, or MLA's down and up projections
         if (g.upProjection)
             upProjections.add(g.m, g.n, g.k);
+        if (blockwise) {
+            if (g.k != h) // an MLA latent, normalised (the k = h inputs share the cast above)
+                casts.input(g.m * g.k);
+            casts.outputGradient(g.m * (g.n + (fusedInput ? (mats - 1.0) * f / t : 0.0)));
+        }
     }
     row.add(attn.output.m, attn.output.n, attn.output.k); // output projection
+    if (blockwise) {
+        casts.input(attn.output.m * attn.output.k);
+        casts.outputGradient(attn.output.m * attn.output.n);
+    }
     // Attention core. Unfused: scores Q K^T and probabilities x V as batched GEMMs through HBM,
     // softmax with mask and dropout over a*s^2 scores reading and writing them twice plus the
     // mask (9 bytes per score, the tensors Korthikanti et al. 2022 section 4.1 stores).
@@ -222,14 +296,36 @@ LayerCompute layerCompute(const Workload& w, const Parallelism& par, bool moeLay
         const double fe = moe.expertFfnHidden;
         const double routed = tokens * moe.topK; // token-expert pairs on this GPU
         const double localExperts = std::max(1.0, moe.experts / ep);
-        const double perExpert = routed / localExperts;                // balanced routing
-        column.add(tokens, moe.experts, h);                            // router
+        const double perExpert = routed / localExperts; // balanced routing
+        // Router in BF16: DeepSeek-V3 keeps the MoE gating out of FP8 (report section 3.3.1).
+        column.addAt(Precision::Bf16, tokens, moe.experts, h);
         column.add(perExpert, (mats - 1.0) * fe / t, h, localExperts); // expert fc1 (grouped)
         row.add(perExpert, h, fe / t, localExperts);                   // expert fc2
         if (moe.sharedExperts > 0) {
             const double fs = fe * moe.sharedExperts;
             column.add(tokens, (mats - 1.0) * fs / t, h);
             row.add(tokens, h, fs / t);
+        }
+        if (blockwise) {
+            // The MLP's normalised input, cast once, read by the shared experts and, with an
+            // FP8 dispatch, sent to the routed ones in FP8 (report section 3.3.4); a BF16
+            // dispatch is cast on arrival.
+            const bool fp8Dispatch = moe.dispatchPrecision == Precision::Fp8;
+            const double fs = fe * moe.sharedExperts;
+            casts.input(tokens * h / seqShard);
+            if (fp8Dispatch)
+                casts.receivedInput(routed * h);
+            else
+                casts.input(routed * h);
+            casts.outputGradient((routed + tokens * moe.sharedExperts) * (mats - 1.0) * fe / t);
+            casts.input((routed + tokens * moe.sharedExperts) * fe / t); // fc2 inputs
+            // fc2's output gradient: the combined output's, cast once for the shared experts
+            // and the backward dispatch, and on arrival re-quantised (FP8) or cast (BF16).
+            casts.outputGradient(tokens * h * (fs > 0.0 || fp8Dispatch ? 1.0 : 0.0));
+            if (fp8Dispatch)
+                casts.receivedInput(routed * h);
+            else
+                casts.outputGradient(routed * h);
         }
         // Permute and unpermute the routed tokens (read + write, twice), activation function
         // (in the expert fc1's epilogue when fused).
@@ -241,6 +337,14 @@ LayerCompute layerCompute(const Workload& w, const Parallelism& par, bool moeLay
         if (!fusedInput)
             column.add(tokens, (mats - 1.0) * f / t, h); // fc1 (gate and up for SwiGLU)
         row.add(tokens, h, f / t);                       // fc2
+        if (blockwise) {
+            if (!fusedInput) { // the MLP's normalised input and fc1's output gradient
+                casts.input(tokens * h / seqShard);
+                casts.outputGradient(tokens * (mats - 1.0) * f / t);
+            }
+            casts.input(tokens * f / t);
+            casts.outputGradient(tokens * h);
+        }
         // GeLU reads and writes T*f; SwiGLU reads two T*f streams and writes one. Fused into
         // fc1's epilogue the pass is gone (its output is written by the GEMM anyway).
         if (!fuseElementwise)
@@ -250,26 +354,35 @@ LayerCompute layerCompute(const Workload& w, const Parallelism& par, bool moeLay
     const double overhead = kernels * eff.kernelOverheadS;
     const double gemmS = column.timeS + row.timeS;
     const double other = gemmS + bytes / rate + overhead; // everything but attention core
+    const double castForwardS =
+        casts.forwardBytes / rate + casts.forwardKernels * eff.kernelOverheadS;
+    const double castBackwardS =
+        casts.backwardBytes / rate + casts.backwardKernels * eff.kernelOverheadS;
 
     LayerCompute out;
-    out.memoryBoundS = (bytes + scoreBytes) / rate;
+    out.memoryBoundS = (bytes + scoreBytes + casts.forwardBytes) / rate;
+    out.fp8CastS = castForwardS + castBackwardS;
     out.attentionCoreS = attnForwardS;
     out.columnGemmS = column.timeS;
     out.rowGemmS = row.timeS;
     out.forwardFlops = attnFlops + column.flops + row.flops;
-    out.forwardS = other + attnForwardS;
+    out.forwardS = other + attnForwardS + castForwardS;
     // Backward: the input-gradient and weight-gradient GEMMs have the same shapes permuted
     // (2x FLOPs, Narayanan et al. 2021 Appendix); element-wise backward reads the saved input
     // and the incoming gradient and writes a gradient (2x bytes).
-    out.backwardS = 2.0 * other + attnBackwardS;
+    out.backwardS = 2.0 * other + attnBackwardS + castBackwardS;
     if (par.recompute == Recompute::Full)
         out.recomputeS = out.forwardS;
     else if (par.recompute == Recompute::Selective && mla)
         // DeepSeek-V3 report section 3.2.3: recompute all RMSNorm operations and the MLA
         // up-projections in backward, store neither their outputs nor the attention's Q, K, V.
-        out.recomputeS = upProjections.timeS +
-                         (latentNormBytes + norms * normBytes * tokens * h / seqShard) / rate +
-                         (attn.inputs + norms) * eff.kernelOverheadS;
+        // Blockwise FP8 casts the recomputed latents again for the up-projections.
+        out.recomputeS =
+            upProjections.timeS +
+            (latentNormBytes + norms * normBytes * tokens * h / seqShard +
+             (blockwise ? kCastBytes * tokens * (w.mla.qLoraRank + w.mla.kvLoraRank) : 0.0)) /
+                rate +
+            (attn.inputs + norms) * eff.kernelOverheadS;
     else if (par.recompute == Recompute::Selective)
         out.recomputeS = attnForwardS + 3.0 * eff.kernelOverheadS; // Korthikanti sec. 5
     return out;
@@ -280,7 +393,9 @@ LogitsCompute logitsCompute(const Workload& w, const Parallelism& par, const Acc
     const double t = std::max(1, par.tp);
     const double tokens =
         std::max(1, par.microBatch) * static_cast<double>(w.seqLen) / std::max(1, par.cp);
-    GemmClock clock{accel, w.precision};
+    // The output head stays in BF16 under FP8 training (DeepSeek-V3 report section 3.3.1; as
+    // Transformer Engine, which runs only the transformer layers' Linears in FP8).
+    GemmClock clock{accel, Precision::Bf16};
     clock.add(tokens, w.vocab / t, w.hidden);
     // Vocabulary-parallel cross-entropy in fp32 (Megatron): upcast, max, exp-sum and loss
     // passes over T*V/t logits, about 12 bytes per logit forward.
@@ -289,6 +404,24 @@ LogitsCompute logitsCompute(const Workload& w, const Parallelism& par, const Acc
     out.forwardS =
         clock.timeS + bytes / hbmBytesPerS(accel) + 4.0 * accel.efficiency.kernelOverheadS;
     out.backwardS = 2.0 * out.forwardS;
+    return out;
+}
+
+MtpCompute mtpCompute(const Workload& w, const Parallelism& par, const AcceleratorSpec& accel)
+{
+    const double t = std::max(1, par.tp);
+    const double tokens =
+        std::max(1, par.microBatch) * static_cast<double>(w.seqLen) / std::max(1, par.cp);
+    const double h = w.hidden;
+    GemmClock projection{accel, w.precision};
+    projection.add(tokens, h / t, 2.0 * h); // M_k, eq. 21 (column-parallel over TP)
+    // Two RMSNorms read and write T*h each, the concatenation writes T*2h (bf16).
+    const double bytes = (2.0 * 4.0 + 4.0) * tokens * h;
+    const LogitsCompute head = logitsCompute(w, par, accel);
+    MtpCompute out;
+    out.forwardS = projection.timeS + bytes / hbmBytesPerS(accel) +
+                   3.0 * accel.efficiency.kernelOverheadS + head.forwardS;
+    out.backwardS = 2.0 * (out.forwardS - head.forwardS) + head.backwardS;
     return out;
 }
 

@@ -38,6 +38,13 @@
 // gemm_half_dim 156, memory_bound 0.82, comm_interference 0.45 (14 runs: mean 2.74%, largest
 // 5.95%); hopper gemm_peak 0.72, gemm_half_dim 0 fitted with --gemm-only on the 3 Llama 3
 // runs, memory_bound and comm_interference carried over (mean 2.17%, largest 5.84%).
+// FP8 GEMMs take their own pair where the catalog gives one (gemm_peak_fp8, gemm_half_dim_fp8),
+// grounded in kernel measurements because no published FP8 training run calibrates them:
+// Hopper's from DeepGEMM's H800 table (block-scaled FP8, the shapes of DeepSeek-V3 training;
+// tests/test_fp8.cpp reproduces every row within 3%). With the blockwise recipe
+// (Workload::fp8Recipe) each GEMM input and output gradient is cast in a memory-bound pass of
+// its own (DeepSeek-V3 report sections 3.3.2 and 3.5.2); the output head and the MoE router
+// stay BF16 (section 3.3.1).
 #pragma once
 
 #include "model/catalog.h"
@@ -72,6 +79,7 @@ struct LayerCompute
     double rowGemmS = 0.0;       // forward row-parallel GEMMs (projection, fc2): TP reduce window
     double forwardFlops = 0.0;   // per GPU, GEMMs only, as executed (causal flash: masked skipped)
     double memoryBoundS = 0.0;   // forward memory-bound part (diagnostics)
+    double fp8CastS = 0.0;       // blockwise FP8 cast passes, forward + backward (diagnostics)
 };
 
 LayerCompute layerCompute(const Workload& workload, const Parallelism& par, bool moeLayer,
@@ -85,6 +93,12 @@ struct LogitsCompute
 };
 LogitsCompute logitsCompute(const Workload& workload, const Parallelism& par,
                             const AcceleratorSpec& accel);
+
+// One multi-token prediction module beyond its transformer layer (DeepSeek-V3 report section
+// 2.2): two RMSNorms, the 2h -> h projection and the shared output head with its loss.
+using MtpCompute = LogitsCompute;
+MtpCompute mtpCompute(const Workload& workload, const Parallelism& par,
+                      const AcceleratorSpec& accel);
 
 // Adam step (memory-bound). `shardParams` are the parameters whose optimizer state this GPU
 // updates; `localParams` the parameters it holds gradients for (norm and zeroing pass).

@@ -136,10 +136,14 @@ double selectiveFlops(const Workload& w, const LayerFlops& f)
     return w.mla.enabled() ? f.upProjections : f.attentionCore();
 }
 
+// The transformer layers, with the multi-token prediction modules' (DeepSeek-V3 report section
+// 2.2: one layer each, of the kind of the model's last layer).
 double layersForwardFlops(const Workload& w, bool selectiveOnly)
 {
-    const int moeLayers = moeLayerCount(w);
-    const int denseLayers = w.layers - moeLayers;
+    const int mtp = std::max(0, w.mtpDepth);
+    const bool mtpMoe = mtp > 0 && isMoeLayer(w, w.layers - 1);
+    const int moeLayers = moeLayerCount(w) + (mtpMoe ? mtp : 0);
+    const int denseLayers = w.layers + mtp - moeLayers;
     const LayerFlops dense = layerForwardFlops(w, false);
     const LayerFlops moe = layerForwardFlops(w, true);
     if (selectiveOnly)
@@ -147,12 +151,20 @@ double layersForwardFlops(const Workload& w, bool selectiveOnly)
     return denseLayers * dense.total() + moeLayers * moe.total();
 }
 
+// Beyond their layers, each multi-token prediction module projects [h; embedding] (2h -> h,
+// eq. 21) and runs the shared output head again (eq. 22), per sequence.
+double mtpHeadFlops(const Workload& w)
+{
+    const double h = w.hidden;
+    return std::max(0, w.mtpDepth) * (2.0 * w.seqLen * 2.0 * h * h + logitsForwardFlops(w));
+}
+
 } // namespace
 
 double modelFlopsPerIteration(const Workload& w)
 {
     // Backward = 2x forward (one GEMM for the input gradient, one for the weight gradient).
-    const double forward = layersForwardFlops(w, false) + logitsForwardFlops(w);
+    const double forward = layersForwardFlops(w, false) + logitsForwardFlops(w) + mtpHeadFlops(w);
     return 3.0 * forward * w.globalBatch;
 }
 

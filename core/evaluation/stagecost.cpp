@@ -242,6 +242,20 @@ ChunkParts chunkCost(const Workload& w, const Parallelism& par, const PlacementA
         out.forwardPass += lg.forwardS;
         out.backwardPass += lg.backwardS + c;
     }
+    if (chunk.mtpModules > 0) {
+        // Each multi-token prediction module (DeepSeek-V3 report section 2.2, eq. 21-22): the
+        // projection M of [norm(h); norm(embedding)] (2h -> h, a Linear at the workload's
+        // precision) and the shared output head with its loss again; its layer is counted
+        // with the chunk's layers.
+        const MtpCompute mtp = mtpCompute(w, par, accel);
+        const double n = chunk.mtpModules;
+        const double c = vocabComm();
+        out.forward += n * mtp.forwardS;
+        out.backward += n * mtp.backwardS;
+        out.tp += n * c;
+        out.forwardPass += n * mtp.forwardS;
+        out.backwardPass += n * (mtp.backwardS + c);
+    }
     return out;
 }
 

@@ -53,6 +53,7 @@ struct ChunkSpec
     int moeLayers = 0;
     bool first = false; // chunk 0: embedding
     bool last = false;  // last chunk: logits and loss
+    int mtpModules = 0; // multi-token prediction modules after the output head (last chunk)
     int rank = 0;       // the pipeline rank that holds it (pipeline/pipelineschedules.h)
 };
 

@@ -141,6 +141,16 @@ std::vector<ChunkSpec> layoutChunks(const Scenario& s, ScheduleKind kind, int v)
         for (int i = 0; i < size; ++i, ++layer)
             (isMoeLayer(s.workload, layer) ? ch.moeLayers : ch.denseLayers) += 1;
     }
+    // Multi-token prediction modules run after the output head and share it (DeepSeek-V3
+    // report section 2.2), so they sit with it on the last chunk; each holds one transformer
+    // layer of the kind of the model's last layer (the compute, collectives, parameters and
+    // activations of a layer) plus its projection and a second pass through the head.
+    if (s.workload.mtpDepth > 0 && perCopy > 0) {
+        ChunkSpec& last = chunks[static_cast<std::size_t>(perCopy - 1)];
+        const int d = s.workload.mtpDepth;
+        (isMoeLayer(s.workload, s.workload.layers - 1) ? last.moeLayers : last.denseLayers) += d;
+        last.mtpModules = d;
+    }
     for (int k = 0; k < copies; ++k) {
         for (int c = 0; c < perCopy; ++c)
             chunks[static_cast<std::size_t>(k * perCopy + c)] = chunks[static_cast<std::size_t>(c)];

@@ -196,10 +196,13 @@ double iterationTimeLowerBoundS(const Scenario& s, const Catalog& catalog)
     std::vector<double> backward(chunks.size(), 0.0);
     for (std::size_t c = 0; c < chunks.size(); ++c) {
         const ChunkSpec& ch = chunks[c];
-        forward[c] = ch.denseLayers * dense.forwardS + ch.moeLayers * moe.forwardS +
-                     (ch.last ? logitsS : 0.0);
-        backward[c] = ch.denseLayers * dense.backwardS + ch.moeLayers * moe.backwardS +
-                      (ch.last ? 2.0 * logitsS : 0.0);
+        // The multi-token prediction modules' layers are among the chunk's; each also runs
+        // the output head again.
+        const double heads = (ch.last ? 1.0 : 0.0) + ch.mtpModules;
+        forward[c] =
+            ch.denseLayers * dense.forwardS + ch.moeLayers * moe.forwardS + heads * logitsS;
+        backward[c] =
+            ch.denseLayers * dense.backwardS + ch.moeLayers * moe.backwardS + heads * 2.0 * logitsS;
         if (ch.rank >= 0 && ch.rank < p)
             busy[static_cast<std::size_t>(ch.rank)] +=
                 (forward[c] + backward[c]) * chunkMicroBatches;

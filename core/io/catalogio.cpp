@@ -40,6 +40,8 @@ void readAccelerator(ObjectReader& r, AcceleratorSpec& a)
         EfficiencyParams& p = a.efficiency;
         e.number(keys::kGemmPeak, p.gemmPeakEfficiency, kOpt, kFraction);
         e.number(keys::kGemmHalfDim, p.gemmHalfDim, kOpt, kNonNegativeNumber);
+        e.number(keys::kGemmPeakFp8, p.gemmPeakEfficiencyFp8, kOpt, kFraction);
+        e.number(keys::kGemmHalfDimFp8, p.gemmHalfDimFp8, kOpt, kNonNegativeNumber);
         e.number(keys::kMemoryBound, p.memoryBoundEfficiency, kOpt, kFraction);
         e.number(keys::kCommInterference, p.commInterference, kOpt, kProbability);
         e.number(keys::kDpCommInterference, p.dpCommInterference, kOpt, kProbability);
@@ -132,35 +134,48 @@ void readCatalog(ObjectReader& r, Catalog& out)
     readEntries(r, keys::kLineSystems, out.lineSystems, readLineSystem);
 }
 
+namespace {
+
+Json efficiencyJson(const EfficiencyParams& e)
+{
+    Json j{{keys::kGemmPeak, e.gemmPeakEfficiency},
+           {keys::kGemmHalfDim, e.gemmHalfDim},
+           {keys::kMemoryBound, e.memoryBoundEfficiency},
+           {keys::kCommInterference, e.commInterference},
+           {keys::kDpCommInterference, e.dpCommInterference},
+           {keys::kEpCommInterference, e.epCommInterference},
+           {keys::kKernelOverheadS, e.kernelOverheadS},
+           {keys::kScaleUpBusEfficiency, e.scaleUpBusEfficiency},
+           {keys::kScaleOutBusEfficiency, e.scaleOutBusEfficiency},
+           {keys::kGpuSpeedCv, e.gpuSpeedCv}};
+    // The FP8 pair only when set (unset: FP8 GEMMs run at the BF16 figures).
+    if (e.gemmPeakEfficiencyFp8 > 0.0)
+        j[keys::kGemmPeakFp8] = e.gemmPeakEfficiencyFp8;
+    if (e.gemmHalfDimFp8 >= 0.0)
+        j[keys::kGemmHalfDimFp8] = e.gemmHalfDimFp8;
+    return j;
+}
+
+} // namespace
+
 Json catalogToJson(const Catalog& c)
 {
     Json j;
     j[keys::kAccelerators] = entriesToJson(c.accelerators, [](const AcceleratorSpec& a) {
-        const EfficiencyParams& e = a.efficiency;
-        return Json{
-            {keys::kName, a.name},
-            {keys::kGeneration, a.generation},
-            {"peak_tflops_bf16", a.peakTflopsBf16},
-            {"peak_tflops_fp8", a.peakTflopsFp8},
-            {keys::kHbmGib, a.hbmGib},
-            {keys::kHbmGBps, a.hbmGBps},
-            {keys::kScaleUpGBpsPerDirection, a.scaleUpGBpsPerDirection},
-            {keys::kScaleUpDomainGpus, a.scaleUpDomainGpus},
-            {keys::kSms, a.sms},
-            {keys::kNicGbps, a.nicGbps},
-            {keys::kWatts, a.watts},
-            {keys::kPriceUsd, a.priceUsd},
-            {keys::kEfficiency, Json{{keys::kGemmPeak, e.gemmPeakEfficiency},
-                                     {keys::kGemmHalfDim, e.gemmHalfDim},
-                                     {keys::kMemoryBound, e.memoryBoundEfficiency},
-                                     {keys::kCommInterference, e.commInterference},
-                                     {keys::kDpCommInterference, e.dpCommInterference},
-                                     {keys::kEpCommInterference, e.epCommInterference},
-                                     {keys::kKernelOverheadS, e.kernelOverheadS},
-                                     {keys::kScaleUpBusEfficiency, e.scaleUpBusEfficiency},
-                                     {keys::kScaleOutBusEfficiency, e.scaleOutBusEfficiency},
-                                     {keys::kGpuSpeedCv, e.gpuSpeedCv}}},
-            {keys::kSource, a.source}};
+        return Json{{keys::kName, a.name},
+                    {keys::kGeneration, a.generation},
+                    {"peak_tflops_bf16", a.peakTflopsBf16},
+                    {"peak_tflops_fp8", a.peakTflopsFp8},
+                    {keys::kHbmGib, a.hbmGib},
+                    {keys::kHbmGBps, a.hbmGBps},
+                    {keys::kScaleUpGBpsPerDirection, a.scaleUpGBpsPerDirection},
+                    {keys::kScaleUpDomainGpus, a.scaleUpDomainGpus},
+                    {keys::kSms, a.sms},
+                    {keys::kNicGbps, a.nicGbps},
+                    {keys::kWatts, a.watts},
+                    {keys::kPriceUsd, a.priceUsd},
+                    {keys::kEfficiency, efficiencyJson(a.efficiency)},
+                    {keys::kSource, a.source}};
     });
     j[keys::kNics] = entriesToJson(c.nics, [](const NicSpec& n) {
         return Json{{keys::kName, n.name},

@@ -149,6 +149,8 @@ void readWorkload(ObjectReader& r, Workload& w)
     r.object(keys::kAttention, kOpt, [&](ObjectReader& a) { readAttention(a, w.mla); });
     r.integer(keys::kGlobalBatch, w.globalBatch, kReq, kGlobalBatch.expected);
     r.enumeration(keys::kPrecision, w.precision, precisionFromString, "bf16 | fp8");
+    r.enumeration(keys::kFp8Recipe, w.fp8Recipe, fp8RecipeFromString, "delayed | blockwise");
+    r.integer(keys::kMtpDepth, w.mtpDepth, kOpt, limits::kMtpDepth);
     r.number(keys::kTrainTokens, w.trainTokens, kOpt);
     r.boolean(keys::kParallelBlock, w.parallelBlock);
     r.boolean(keys::kTiedEmbeddings, w.tiedEmbeddings);

@@ -126,6 +126,10 @@ Json toJson(const Workload& w)
     }
     j[keys::kGlobalBatch] = w.globalBatch;
     j[keys::kPrecision] = toString(w.precision);
+    if (w.fp8Recipe != Fp8Recipe::Delayed)
+        j[keys::kFp8Recipe] = toString(w.fp8Recipe);
+    if (w.mtpDepth > 0)
+        j[keys::kMtpDepth] = w.mtpDepth;
     j[keys::kTrainTokens] = w.trainTokens;
     // Optional architecture switches, written when set (absent = today's default).
     if (w.parallelBlock)

@@ -13,8 +13,13 @@ namespace archipelago::core {
 // Used by the compute-time model: see core/computemodel.h for the formulas.
 struct EfficiencyParams
 {
-    double gemmPeakEfficiency = 0.8;    // achievable fraction of peak for large GEMMs
-    double gemmHalfDim = 512.0;         // GEMM inner/outer size at which efficiency halves
+    double gemmPeakEfficiency = 0.8; // achievable fraction of peak for large GEMMs
+    double gemmHalfDim = 512.0;      // GEMM inner/outer size at which efficiency halves
+    // The same two for FP8 GEMMs, where they differ from BF16 (fine-grained scaling promotes
+    // the partial sums to FP32 CUDA-core registers every 128 elements of k, DeepSeek-V3 report
+    // section 3.3.2, so short reductions lose more); 0 and a negative half-dim: as BF16.
+    double gemmPeakEfficiencyFp8 = 0.0;
+    double gemmHalfDimFp8 = -1.0;
     double memoryBoundEfficiency = 0.7; // achieved fraction of HBM bandwidth for element-wise
     // Compute slowdown per second of communication hidden under it, per traffic kind: the
     // kernels share SMs and HBM with NCCL (Rashidi et al. 2021, ASTRA-sim 2.0; Isaev et al.

@@ -32,6 +32,10 @@ constexpr NameTable<Precision, 2> kPrecisions{{
     {Precision::Bf16, "bf16"},
     {Precision::Fp8, "fp8"},
 }};
+constexpr NameTable<Fp8Recipe, 2> kFp8Recipes{{
+    {Fp8Recipe::Delayed, "delayed"},
+    {Fp8Recipe::Blockwise, "blockwise"},
+}};
 constexpr NameTable<GradReduceDtype, 2> kGradReduceDtypes{{
     {GradReduceDtype::Fp32, "fp32"},
     {GradReduceDtype::Bf16, "bf16"},
@@ -249,6 +253,10 @@ const char* toString(Precision v)
 {
     return nameOf(kPrecisions, v);
 }
+const char* toString(Fp8Recipe v)
+{
+    return nameOf(kFp8Recipes, v);
+}
 const char* toString(Recompute v)
 {
     return nameOf(kRecomputes, v);
@@ -276,6 +284,10 @@ std::optional<FfnActivation> ffnActivationFromString(const std::string& s)
 std::optional<Precision> precisionFromString(const std::string& s)
 {
     return valueOf(kPrecisions, s);
+}
+std::optional<Fp8Recipe> fp8RecipeFromString(const std::string& s)
+{
+    return valueOf(kFp8Recipes, s);
 }
 std::optional<Recompute> recomputeFromString(const std::string& s)
 {

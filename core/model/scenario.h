@@ -148,6 +148,16 @@ enum class Precision
     Bf16,
     Fp8
 };
+// How FP8 GEMM inputs are scaled (Megatron-LM --fp8-recipe). Delayed: one scale per tensor
+// from an amax history (Transformer Engine's default); the cast to FP8 rides on the kernel
+// that produces the tensor (the layer norm, the activation function). Blockwise: one scale per
+// 1 x 128 activation tile and per 128 x 128 weight block (DeepSeek-V3 report section 3.3.2),
+// computed online; the cast is a pass of its own through HBM (section 3.5.2).
+enum class Fp8Recipe
+{
+    Delayed,
+    Blockwise
+};
 
 struct MoeConfig
 {
@@ -204,6 +214,11 @@ struct Workload
     MlaConfig mla;       // disabled = standard attention
     int globalBatch = 1; // sequences per iteration
     Precision precision = Precision::Bf16;
+    Fp8Recipe fp8Recipe = Fp8Recipe::Delayed; // with precision fp8
+    // Multi-token prediction (DeepSeek-V3 report section 2.2): D sequential modules after the
+    // last layer, each a projection of [norm(h); norm(embedding)] (2h -> h), one transformer
+    // layer and the shared output head, on every token. 0 = next-token prediction only.
+    int mtpDepth = 0;
     double trainTokens = 1e12; // tokens to train, for time and GPU-hours to train
     // Attention and MLP side by side on one layer norm (GPT-J; Chowdhery et al. 2022, PaLM,
     // section 2): one fused input GEMM and one TP reduction per layer and pass.
@@ -424,6 +439,7 @@ const char* toString(FabricKind v);
 const char* toString(DciTransport v);
 const char* toString(FfnActivation v);
 const char* toString(Precision v);
+const char* toString(Fp8Recipe v);
 const char* toString(Recompute v);
 const char* toString(GradReduceDtype v);
 const char* toString(ParallelDim v);
@@ -432,6 +448,7 @@ std::optional<FabricKind> fabricKindFromString(const std::string& s);
 std::optional<DciTransport> dciTransportFromString(const std::string& s);
 std::optional<FfnActivation> ffnActivationFromString(const std::string& s);
 std::optional<Precision> precisionFromString(const std::string& s);
+std::optional<Fp8Recipe> fp8RecipeFromString(const std::string& s);
 std::optional<Recompute> recomputeFromString(const std::string& s);
 std::optional<GradReduceDtype> gradReduceDtypeFromString(const std::string& s);
 std::optional<ParallelDim> parallelDimFromString(const std::string& s);

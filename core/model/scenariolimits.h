@@ -44,6 +44,8 @@ inline constexpr double kHuge = std::numeric_limits<double>::max();
 
 inline constexpr IntLimit kPositive{1, kIntMax, "a positive integer"};
 inline constexpr IntLimit kNonNegative{0, kIntMax, "a non-negative integer"};
+// Multi-token prediction depth (DeepSeek-V3 trains with 1).
+inline constexpr IntLimit kMtpDepth{0, 16, "an integer in [0, 16]"};
 inline constexpr IntLimit kId{0, kIntMax, "a non-negative integer id"};
 inline constexpr IntLimit kTiers{2, 3, "2 or 3"};
 inline constexpr IntLimit kNicsPerGpu{1, 16, "an integer in 1..16"};
