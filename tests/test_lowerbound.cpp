@@ -241,7 +241,7 @@ void TestLowerBound::pipelineFillIsCounted()
     // 1F1B on equal stages: the bound is the busiest rank's work times (m + p - 1) / m, the
     // schedule's minimal makespan, so fewer micro-batches per iteration raise its share.
     const LoadResult load =
-        loadScenarioFile(std::string(ARCHIPELAGO_SOURCE_DIR) + "/presets/gpt3-175b-1024-a100.json");
+        loadScenarioFile(std::string(ARCHIPELAGO_SOURCE_DIR "/presets/gpt3-175b-1024-a100.json"));
     QVERIFY(load.ok());
     Scenario sc = *load.scenario;
     const Catalog catalog = effectiveCatalog(sc);
@@ -278,7 +278,7 @@ void TestLowerBound::stopIfOutOfMemoryKeepsFittingPoints()
     // The sweep's early exit (EvaluateOptions::stopIfOutOfMemory): the same verdict on every
     // point, and the same numbers for those that fit.
     const LoadResult load =
-        loadScenarioFile(std::string(ARCHIPELAGO_SOURCE_DIR) + "/presets/gpt3-175b-1024-a100.json");
+        loadScenarioFile(std::string(ARCHIPELAGO_SOURCE_DIR "/presets/gpt3-175b-1024-a100.json"));
     QVERIFY(load.ok());
     const Catalog catalog = effectiveCatalog(*load.scenario);
     EvaluateOptions early = leanOptions();
