@@ -620,6 +620,29 @@ private slots:
             << one << R"({"stage_split": [[1]]})"
             << "/stage_split/0"
             << "expected an integer in -64..64, got an array of 1 value";
+        // Was: 34 s and 547 MB building placements of a million stages, then nothing evaluated.
+        QTest::newRow("pp above the layer count")
+            << one << R"({"pp": [1048576]})"
+            << "/pp/0"
+            << "expected a positive integer up to the model's 96 layers, got 1048576";
+        QTest::newRow("virtual stages above the layer count")
+            << one << R"({"virtual_stages": [1048576]})"
+            << "/virtual_stages/0"
+            << "expected a positive integer up to the model's 96 layers, got 1048576";
+        QTest::newRow("tp above the GPU count") << one << R"({"tp": [2048]})"
+                                                << "/tp/0"
+                                                << "up to the scenario's 1024 GPUs, got 2048";
+        QTest::newRow("dp above the GPU count") << one << R"({"dp": [4096]})"
+                                                << "/dp/0"
+                                                << "expected a positive integer or max";
+        // Was: a sweep's output given as --space ran the default sweep at exit 0.
+        QTest::newRow("a sweep's output")
+            << one << R"({"top_by_objective": {}, "fronts": {}, "counts": {}})"
+            << ""
+            << "a sweep's output, not a search space";
+        QTest::newRow("no key of a space") << one << R"({"tpp": [2]})"
+                                           << ""
+                                           << "no key of a search space";
     }
 
     void malformedPerDatacenterValueIsAnError()

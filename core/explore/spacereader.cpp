@@ -6,6 +6,7 @@
 #include "model/scheduletraits.h"
 
 #include <algorithm>
+#include <set>
 
 namespace archipelago::core {
 
@@ -318,12 +319,66 @@ std::optional<SearchSpace> parseSearchSpace(std::string_view text, const Scenari
     if (!parseJsonDocument(text, doc, sink))
         return std::nullopt;
     SearchSpace s = defaultSearchSpace(base);
+    // A file with keys but none of a space's is another kind of file (a sweep's output, a
+    // scenario): refused, not run as the default space under a page of "unknown key" warnings.
+    if (doc.is_object() && !doc.empty()) {
+        static const std::set<std::string> known = {spacekeys::kDciTransport,
+                                                    spacekeys::kWavelengths,
+                                                    spacekeys::kNcclChannels,
+                                                    spacekeys::kFabric,
+                                                    spacekeys::kTp,
+                                                    spacekeys::kCp,
+                                                    spacekeys::kPp,
+                                                    spacekeys::kEp,
+                                                    spacekeys::kBoundary,
+                                                    spacekeys::kStageSplit,
+                                                    spacekeys::kRankOrder,
+                                                    spacekeys::kDp,
+                                                    spacekeys::kSequenceParallel,
+                                                    spacekeys::kVirtualStages,
+                                                    spacekeys::kMicroBatch,
+                                                    spacekeys::kSchedule,
+                                                    spacekeys::kExtraInFlight,
+                                                    spacekeys::kRecompute,
+                                                    spacekeys::kZeroStage,
+                                                    spacekeys::kDistributedOptimizer,
+                                                    spacekeys::kCapexBudget,
+                                                    spacekeys::kPowerBudget,
+                                                    spacekeys::kDciCapacityMin,
+                                                    spacekeys::kMaxDciUtilisation,
+                                                    spacekeys::kMaxGpusPerDatacenter,
+                                                    spacekeys::kGlobalBatch};
+        bool any = false;
+        for (const auto& item : doc.items())
+            any = any || known.count(item.key()) > 0;
+        if (!any) {
+            sink.error("", doc.contains("top_by_objective")
+                               ? "a sweep's output, not a search space (give it to report "
+                                 "--sweep or merge)"
+                               : "no key of a search space (tp, pp, dp, schedule, ... as "
+                                 "docs/explore.md lists them): not a search space file");
+            return std::nullopt;
+        }
+    }
     {
         ObjectReader r(doc, "", sink);
         if (!r.valid())
             return std::nullopt;
+        // A degree above the base's GPU count cannot be placed, and pipeline stages or virtual
+        // stages beyond the layer count cannot be filled: refused here, naming the bound, not
+        // pruned point by point after placements of a million stages were built.
+        const int gpus =
+            static_cast<int>(std::clamp<std::int64_t>(totalGpus(base.topology), 1, kMaxDegree));
+        const int layers = std::clamp(base.workload.layers, 1, gpus);
+        const std::string gpuBound =
+            "a positive integer up to the scenario's " + std::to_string(gpus) + " GPUs";
+        const std::string layerBound =
+            "a positive integer up to the model's " + std::to_string(layers) + " layers";
         const auto degree = [&](const Json& v, const std::string& p, int& out) {
-            return intIn(v, p, sink, out, 1, kMaxDegree, "a positive integer");
+            return intIn(v, p, sink, out, 1, gpus, gpuBound.c_str());
+        };
+        const auto stages = [&](const Json& v, const std::string& p, int& out) {
+            return intIn(v, p, sink, out, 1, layers, layerBound.c_str());
         };
         const auto flag = [&](const Json& v, const std::string& p, bool& out) {
             return boolIn(v, p, sink, out);
@@ -368,7 +423,7 @@ std::optional<SearchSpace> parseSearchSpace(std::string_view text, const Scenari
                  });
         readList(r, spacekeys::kTp, s.tp, degree);
         readList(r, spacekeys::kCp, s.cp, degree);
-        readList(r, spacekeys::kPp, s.pp, degree);
+        readList(r, spacekeys::kPp, s.pp, stages);
         readList(r, spacekeys::kEp, s.ep, degree);
         readList(r, spacekeys::kBoundary, s.boundaries,
                  [&](const Json& v, const std::string& p, PlacementBoundary& out) {
@@ -395,15 +450,19 @@ std::optional<SearchSpace> parseSearchSpace(std::string_view text, const Scenari
                  });
         readList(r, spacekeys::kDp, s.dataParallel,
                  [&](const Json& v, const std::string& p, int& out) {
-                     return intOrWord(v, p, sink, out, 1, kMaxDegree, spacekeys::kMax, 0,
+                     return intOrWord(v, p, sink, out, 1, gpus, spacekeys::kMax, 0,
                                       "a positive integer or max");
                  });
         // The default follows the space's TP (searchspace.cpp), which the file may set.
         if (!r.find(spacekeys::kSequenceParallel, Need::Optional, "an array"))
             s.sequenceParallel = defaultSequenceParallel(base, s.tp);
         readList(r, spacekeys::kSequenceParallel, s.sequenceParallel, flag);
-        readList(r, spacekeys::kVirtualStages, s.virtualStages, degree);
-        readList(r, spacekeys::kMicroBatch, s.microBatch, degree);
+        readList(r, spacekeys::kVirtualStages, s.virtualStages, stages);
+        readList(r, spacekeys::kMicroBatch, s.microBatch,
+                 [&](const Json& v, const std::string& p, int& out) {
+                     return intIn(v, p, sink, out, 1, std::max(1, base.workload.globalBatch),
+                                  "a positive integer up to the global batch");
+                 });
         readList(r, spacekeys::kSchedule, s.schedules,
                  [&](const Json& v, const std::string& p, ScheduleKind& out) {
                      return enumIn(v, p, sink, out, &scheduleKindFromString,

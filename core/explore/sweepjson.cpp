@@ -3,6 +3,7 @@
 #include "explore/spacereader.h"
 #include "explore/sweepkeys.h"
 #include "io/evaluationjson.h"
+#include "model/scheduletraits.h"
 
 #include <limits>
 
@@ -175,7 +176,10 @@ std::string describeSweepPoint(const SweepPoint& p)
         text += " order " + rankOrderToString(d.rankOrder);
     if (d.sequenceParallel && d.tp > 1)
         text += " sp";
-    text += " v " + std::to_string(d.virtualStages) + " mb " + std::to_string(d.microBatch) + " " +
+    // The virtual stages the schedule runs: a schedule that does not interleave runs one chunk
+    // per rank whatever the knob says (the point showed "v 1048576 zb-h2" while running v 1).
+    const int runsV = scheduleTraits(d.schedule).interleaved ? d.virtualStages : 1;
+    text += " v " + std::to_string(runsV) + " mb " + std::to_string(d.microBatch) + " " +
             toString(d.schedule) +
             (d.extraInFlightAtDci > 0 ? "+" + std::to_string(d.extraInFlightAtDci) : "") +
             " recompute " + toString(d.recompute) + " zero " + std::to_string(d.zeroStage) +
