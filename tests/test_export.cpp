@@ -10,6 +10,7 @@
 #include "io/evaluationjson.h"
 #include "io/scenarioio.h"
 #include "io/textfile.h"
+#include "model/diagnostic.h"
 
 #include <QDir>
 #include <QFile>
@@ -220,8 +221,6 @@ void TestExport::csvField_data()
     QTest::newRow("empty") << QByteArray("") << QByteArray("");
     QTest::newRow("comma") << QByteArray("a,b") << QByteArray("\"a,b\"");
     QTest::newRow("quote") << QByteArray("say \"hi\"") << QByteArray("\"say \"\"hi\"\"\"");
-    QTest::newRow("newline") << QByteArray("a\nb") << QByteArray("\"a\nb\"");
-    QTest::newRow("carriage return") << QByteArray("a\rb") << QByteArray("\"a\rb\"");
     QTest::newRow("spaces kept") << QByteArray(" a ") << QByteArray(" a ");
     QTest::newRow("utf-8") << QByteArray("Zürich–Genève") << QByteArray("Zürich–Genève");
 }
@@ -311,8 +310,10 @@ void TestExport::evaluateCsvQuotesFileNames()
     const std::optional<Records> records = readCsv(c.out);
     QVERIFY2(records, c.out.c_str());
     QCOMPARE(records->size(), std::size_t{2});
-    QCOMPARE((*records)[1].front(), name);
-    QVERIFY(c.out.find("\"\"west\"\", v2\nsecond line.json\"") != std::string::npos);
+    // The line break is escaped as the text output escapes it (a raw one could forge a record
+    // in a careless reader); quotes and the comma are quoted.
+    QCOMPARE((*records)[1].front(), core::displayText(name));
+    QVERIFY(c.out.find("\"\"west\"\", v2\\u000asecond line.json\"") != std::string::npos);
 }
 
 void TestExport::evaluateCsvRowsForFailedScenarios()
@@ -366,7 +367,7 @@ void TestExport::comparisonCsvAndJson()
     const std::vector<std::string>& header = records->front();
     QCOMPARE(header[0], std::string("name"));
     QCOMPARE(header[1], std::string("color"));
-    QCOMPARE((*records)[1][0], awkward);
+    QCOMPARE((*records)[1][0], core::displayText(awkward));
     QCOMPARE((*records)[2][0], std::string("Pending"));
     for (std::size_t r = 0; r < points.size(); ++r) {
         const json& point = j[r];

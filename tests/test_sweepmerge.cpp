@@ -622,14 +622,14 @@ private slots:
                              "1:16:40 left"));
         std::ostringstream silent;
         {
-            cli::ProgressLine line(silent, false, 0, 1);
+            cli::ProgressLine line(silent, cli::ProgressLine::Mode::Off, 0, 1);
             line.update({10, 100, 5});
             line.clear();
         }
         QVERIFY(silent.str().empty());
         std::ostringstream shown;
         {
-            cli::ProgressLine line(shown, true, 1, 4);
+            cli::ProgressLine line(shown, cli::ProgressLine::Mode::Terminal, 1, 4);
             line.update({10, 100, 5}); // shard 1 of 4 holds 25 of the 100 points
         }
         const std::string s = shown.str();
@@ -637,6 +637,18 @@ private slots:
         // Cleared when the line goes: blanks over it and the cursor back at the start.
         QVERIFY(s.ends_with("\r"));
         QVERIFY(s.find("               \r") != std::string::npos);
+        // --progress into a log: whole lines, nothing rewritten, nothing to clear.
+        std::ostringstream logged;
+        {
+            cli::ProgressLine line(logged, cli::ProgressLine::Mode::Log, 0, 1);
+            line.update({10, 100, 5});
+            line.update({20, 100, 9}); // within the log interval: not repeated
+        }
+        const std::string log = logged.str();
+        QVERIFY2(log.starts_with("sweep: 10 / 100 points (10%), 5 evaluated"), log.c_str());
+        QVERIFY(log.ends_with("\n"));
+        QCOMPARE(std::count(log.begin(), log.end(), '\n'), std::ptrdiff_t{1});
+        QVERIFY(log.find('\r') == std::string::npos);
     }
 };
 

@@ -17,19 +17,21 @@ std::string usage()
            "                                      the Evaluation, as a table, JSON or CSV\n"
            "  validate RUNS.json [--json]         predicted vs measured for published runs\n"
            "  sweep SCENARIO.json [--space SPACE.json] [--json | --csv] [--top N] [--threads K]\n"
-           "        [--shard I/N | auto | auto/N] [-o OUT.json]\n"
+           "        [--shard I/N | auto | auto/N] [-o OUT.json] [--progress]\n"
            "                                      search the design space around a scenario,\n"
            "                                      or one shard of it (points I modulo N)\n"
            "  merge OUT1.json OUT2.json ... [--json | --csv] [--top N] [-o OUT.json]\n"
            "                                      merge the shards' outputs of sweep -o\n"
-           "  report SCENARIO.json [--sweep SWEEP.json] [--paper a4|letter] -o OUT.pdf|OUT.html\n"
+           "  report SCENARIO.json [--sweep SWEEP.json] [--paper a4|letter]\n"
+           "        -o OUT.pdf|OUT.html|-\n"
            "                                      the review report (builds with the GUI only)\n"
            "\n"
            "Options:\n"
            "  -h, --help                          show this help and exit\n"
            "  --version                           show the version and exit\n"
            "\n"
-           "Exit codes: 0 success, 1 invalid input, 2 usage error.\n";
+           "Exit codes: 0 success, 1 invalid input, 2 usage error; a sweep stopped by SIGINT\n"
+           "or SIGTERM keeps what it found and exits 128 + the signal.\n";
 }
 
 int run(const std::vector<std::string>& args, std::ostream& out, std::ostream& err)

@@ -14,6 +14,7 @@
 #include <charconv>
 #include <optional>
 #include <ostream>
+#include <set>
 
 namespace archipelago::cli {
 
@@ -27,6 +28,7 @@ int runMerge(const std::vector<std::string>& args, std::ostream& out, std::ostre
     std::string outFile;
     std::optional<int> top;
     std::vector<std::string> files;
+    std::set<std::string> given;
     const auto usageError = [&](const std::string& message) {
         err << "archipelago-cli merge: " << core::displayText(message) << '\n' << kUsage;
         return kExitUsage;
@@ -43,7 +45,12 @@ int runMerge(const std::vector<std::string>& args, std::ostream& out, std::ostre
         } else if (a == "-o" || a == "--top") {
             if (i + 1 >= args.size())
                 return usageError(a + " needs a value");
+            // One value per option: a second one is a mistake in a script, not an override.
+            if (!given.insert(a).second)
+                return usageError(a + " given twice");
             const std::string& v = args[++i];
+            if (v.empty())
+                return usageError(a + " needs a value, got an empty one");
             if (a == "-o") {
                 outFile = v;
                 continue;
@@ -63,6 +70,9 @@ int runMerge(const std::vector<std::string>& args, std::ostream& out, std::ostre
         return usageError("no shard outputs given");
     if (asJson && asCsv)
         return usageError("--json and --csv exclude each other");
+    if (outFile == "-" && (asJson || asCsv))
+        return usageError(std::string("-o - writes the JSON to standard output; ") +
+                          (asJson ? "--json" : "--csv") + " would write there too");
 
     std::vector<core::SweepShardJson> shards;
     bool readable = true;
@@ -86,17 +96,20 @@ int runMerge(const std::vector<std::string>& args, std::ostream& out, std::ostre
     }
     const std::string text =
         merged.merged->dump(2, ' ', false, nlohmann::json::error_handler_t::replace);
-    if (!outFile.empty() && !writeOutputFile(outFile, text, "merge", err))
+    if (!outFile.empty() && !writeOutputFile(outFile, text, "merge", out, err))
         return kExitInvalidInput;
-    if (asJson)
+    if (outFile == "-") {
+        // The JSON went to standard output; the summary stays off it.
+    } else if (asJson) {
         out << text << '\n';
-    else if (asCsv)
+    } else if (asCsv) {
         out << core::sweepJsonToCsv(*merged.merged);
-    else
+    } else {
         printSweepText(*merged.merged,
                        "merged from " + std::to_string(merged.shardCount) + " shard" +
                            (merged.shardCount == 1 ? "" : "s"),
                        std::nullopt, out);
+    }
     return kExitOk;
 }
 

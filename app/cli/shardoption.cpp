@@ -72,7 +72,20 @@ std::optional<ShardSpec> fromSlurm(long long id, const EnvironmentLookup& env,
                 std::to_string(*count) + " tasks (SLURM_ARRAY_TASK_COUNT)";
         return std::nullopt;
     }
-    long long index = id - min.value_or(0);
+    if (step && *step < 1) {
+        error = "--shard auto: SLURM_ARRAY_TASK_STEP is " + std::to_string(*step) +
+                ", expected a positive integer";
+        return std::nullopt;
+    }
+    // Task ids and the minimum are whatever the environment says: the difference is taken only
+    // when it cannot overflow (a wrapped value would pass as a shard).
+    long long index = 0;
+    if (__builtin_sub_overflow(id, min.value_or(0), &index) || index < 0) {
+        error = "--shard auto: SLURM_ARRAY_TASK_ID " + std::to_string(id) +
+                " is below SLURM_ARRAY_TASK_MIN " + std::to_string(min.value_or(0)) +
+                " or too far from it";
+        return std::nullopt;
+    }
     if (step && *step > 1) {
         if (index % *step != 0) {
             error = "--shard auto: SLURM_ARRAY_TASK_ID " + std::to_string(id) +

@@ -16,6 +16,8 @@ namespace {
 
 // Redrawing more often than this only costs terminal time.
 constexpr std::chrono::milliseconds kRedrawInterval{100};
+// A batch log gets a line at the start and then every 30 s: enough to see a job move.
+constexpr std::chrono::seconds kLogInterval{30};
 
 // 1234567 -> "1,234,567"
 std::string grouped(std::uint64_t n)
@@ -74,13 +76,13 @@ std::string formatProgressLine(std::uint64_t considered, std::uint64_t total,
     return line;
 }
 
-ProgressLine::ProgressLine(std::ostream& out, bool enabled, int shardIndex, int shardCount)
+ProgressLine::ProgressLine(std::ostream& out, Mode mode, int shardIndex, int shardCount)
     : m_out(out)
-    , m_enabled(enabled)
+    , m_mode(mode)
     , m_shardIndex(shardIndex)
     , m_shardCount(shardCount)
     , m_start(std::chrono::steady_clock::now())
-    , m_lastDrawn(m_start - kRedrawInterval)
+    , m_lastDrawn(m_start - kLogInterval)
 {}
 
 ProgressLine::~ProgressLine()
@@ -90,10 +92,10 @@ ProgressLine::~ProgressLine()
 
 void ProgressLine::update(const core::SweepProgress& progress)
 {
-    if (!m_enabled)
+    if (m_mode == Mode::Off)
         return;
     const auto now = std::chrono::steady_clock::now();
-    if (now - m_lastDrawn < kRedrawInterval)
+    if (now - m_lastDrawn < (m_mode == Mode::Log ? kLogInterval : kRedrawInterval))
         return;
     m_lastDrawn = now;
     const std::string line =
@@ -101,6 +103,10 @@ void ProgressLine::update(const core::SweepProgress& progress)
                                        shardPoints(progress.total, m_shardIndex, m_shardCount),
                                        progress.evaluated,
                                        std::chrono::duration<double>(now - m_start).count());
+    if (m_mode == Mode::Log) {
+        m_out << line << '\n' << std::flush;
+        return;
+    }
     // Pad over a longer previous line rather than rely on the terminal's erase sequences.
     const std::size_t pad = m_width > line.size() ? m_width - line.size() : 0;
     m_out << '\r' << line << std::string(pad, ' ') << std::flush;
@@ -109,7 +115,7 @@ void ProgressLine::update(const core::SweepProgress& progress)
 
 void ProgressLine::clear()
 {
-    if (!m_enabled || m_width == 0)
+    if (m_mode != Mode::Terminal || m_width == 0)
         return;
     m_out << '\r' << std::string(m_width, ' ') << '\r' << std::flush;
     m_width = 0;

@@ -1,7 +1,7 @@
-// The progress line of `archipelago-cli sweep` on stderr, only when stderr is a terminal: the
-// points considered of this run's total, those evaluated, points per second and the time left,
-// rewritten in place with \r between batches (SweepOptions::progress) and cleared at the end,
-// so that a log file or a pipe never receives it.
+// The progress line of `archipelago-cli sweep` on stderr: the points considered of this run's
+// total, those evaluated, points per second and the time left. On a terminal it is rewritten in
+// place with \r between batches (SweepOptions::progress) and cleared at the end; a log file or a
+// pipe receives nothing, unless `--progress` asks for a plain line every 30 s (a batch job's log).
 #pragma once
 
 #include "explore/sweep.h"
@@ -26,8 +26,13 @@ std::string formatProgressLine(std::uint64_t considered, std::uint64_t total,
 class ProgressLine
 {
 public:
-    // Writes nothing when `enabled` is false.
-    ProgressLine(std::ostream& out, bool enabled, int shardIndex, int shardCount);
+    enum class Mode
+    {
+        Off,      // nothing (stderr is a file or a pipe, and --progress was not asked for)
+        Terminal, // one line rewritten in place
+        Log       // `--progress` into a log: a full line every kLogInterval
+    };
+    ProgressLine(std::ostream& out, Mode mode, int shardIndex, int shardCount);
     ~ProgressLine();
     ProgressLine(const ProgressLine&) = delete;
     ProgressLine& operator=(const ProgressLine&) = delete;
@@ -38,7 +43,7 @@ public:
 
 private:
     std::ostream& m_out;
-    bool m_enabled;
+    Mode m_mode;
     int m_shardIndex;
     int m_shardCount;
     std::chrono::steady_clock::time_point m_start;

@@ -212,8 +212,12 @@ void printSweepText(const json& r, const std::string& note, std::optional<double
 }
 
 bool writeOutputFile(const std::string& path, const std::string& text, const char* command,
-                     std::ostream& err)
+                     std::ostream& out, std::ostream& err)
 {
+    if (path == "-") {
+        out << text << '\n';
+        return true;
+    }
     // Atomically: a shard's file that `merge` reads is either whole or absent.
     std::string error;
     if (!core::writeTextFileAtomically(path, text + '\n', error)) {

@@ -17,8 +17,10 @@ namespace archipelago::cli {
 void printSweepText(const nlohmann::json& result, const std::string& note,
                     std::optional<double> wallS, std::ostream& out);
 
-// Writes `text` and a newline to `path`; false after telling `err` why not.
+// Writes `text` and a newline to `path` (core/io/textfile.h says what it replaces and what it
+// refuses), or to `out` when `path` is "-", the shell's convention for standard output; false
+// after telling `err` why not, naming the file.
 bool writeOutputFile(const std::string& path, const std::string& text, const char* command,
-                     std::ostream& err);
+                     std::ostream& out, std::ostream& err);
 
 } // namespace archipelago::cli

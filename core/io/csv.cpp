@@ -1,15 +1,41 @@
 #include "io/csv.h"
 
+#include "model/diagnostic.h"
+
 #include <charconv>
 #include <cmath>
 #include <cstdint>
 
 namespace archipelago::core {
 
-std::string csvField(std::string_view text)
+namespace {
+
+// A whole number as std::from_chars reads it ("-3.5", "1e-05"): a spreadsheet reads it as the
+// number it is, so its sign stays.
+bool isFiniteNumber(std::string_view text)
 {
-    if (text.find_first_of(",\"\r\n") == std::string_view::npos)
-        return std::string(text);
+    double v = 0;
+    const char* end = text.data() + text.size();
+    const std::from_chars_result r = std::from_chars(text.data(), end, v);
+    return r.ec == std::errc() && r.ptr == end && std::isfinite(v);
+}
+
+} // namespace
+
+std::string csvField(std::string_view raw)
+{
+    // Names come from the files read: control characters (an escape sequence, a bidirectional
+    // override, a line break that forges a record) are escaped as the text output escapes them.
+    std::string text = displayText(raw);
+    // Spreadsheet formula injection: a cell beginning with =, +, - or @ runs as a formula
+    // (=HYPERLINK(...), =cmd|...); OWASP's advice is to prefix such a cell with a single quote
+    // so that it shows as text (https://owasp.org/www-community/attacks/CSV_Injection). Numbers
+    // are left alone. Tab and CR, also on OWASP's list, are already escaped above.
+    if (!text.empty() && std::string_view("=+-@").find(text.front()) != std::string_view::npos &&
+        !isFiniteNumber(text))
+        text.insert(0, 1, '\'');
+    if (text.find_first_of(",\"\r\n") == std::string::npos)
+        return text;
     std::string out;
     out.reserve(text.size() + 2);
     out += '"';

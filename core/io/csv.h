@@ -13,7 +13,8 @@
 
 namespace archipelago::core {
 
-// `text` as one field, quoted only when it has to be.
+// `text` as one field, quoted only when it has to be; control characters escaped and a text
+// that a spreadsheet would run as a formula (=, +, -, @ first) prefixed with a single quote.
 std::string csvField(std::string_view text);
 // The shortest decimal that std::from_chars reads back to `v` exactly (std::to_chars), without
 // thousands separators or a locale; "" for infinity and NaN, as the JSON writes null.

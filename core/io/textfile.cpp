@@ -3,11 +3,13 @@
 #include <algorithm>
 #include <atomic>
 #include <cerrno>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <system_error>
 
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 namespace archipelago::core {
@@ -82,44 +84,151 @@ std::optional<std::string> readTextFile(const std::string& path, DiagnosticSink&
     return text;
 }
 
-bool writeTextFileAtomically(const std::string& path, std::string_view text, std::string& error)
+namespace {
+
+// Writes all of `text` to `fd`, retrying short writes and EINTR; 0 or the errno.
+int writeAll(int fd, std::string_view text)
 {
-    namespace fs = std::filesystem;
-    const auto why = [&error](int code, const std::string& what) {
+    const char* next = text.data();
+    std::size_t left = text.size();
+    while (left > 0) {
+        const ssize_t n = ::write(fd, next, left);
+        if (n < 0) {
+            if (errno == EINTR)
+                continue;
+            return errno;
+        }
+        next += n;
+        left -= static_cast<std::size_t>(n);
+    }
+    return 0;
+}
+
+// A character device (/dev/null, /dev/stdout, a terminal) or a named pipe: written through,
+// as the shell's `>` does; nothing to make atomic and nothing to replace. A pipe nobody reads
+// is refused at once rather than blocking (open(2), O_NONBLOCK on a FIFO: ENXIO).
+bool writeThrough(const std::string& path, bool fifo, std::string_view text, std::string& error)
+{
+    const int fd = ::open(path.c_str(), O_WRONLY | O_CLOEXEC | (fifo ? O_NONBLOCK : 0));
+    if (fd < 0) {
+        const int code = errno;
+        error = fifo && code == ENXIO ? std::string("a named pipe that no process reads")
+                                      : std::error_code(code, std::generic_category()).message();
+        return false;
+    }
+    if (fifo)
+        ::fcntl(fd, F_SETFL, ::fcntl(fd, F_GETFL) & ~O_NONBLOCK);
+    int failure = writeAll(fd, text);
+    if (::close(fd) != 0 && failure == 0)
+        failure = errno;
+    if (failure != 0)
+        error = std::error_code(failure, std::generic_category()).message();
+    return failure == 0;
+}
+
+// A regular file with other hard links: rewritten in place, so that every name still sees the
+// one file (a rename would leave the other names on the old text). Not atomic, the price the
+// shell's `>` pays too; the text is complete in memory before the file is truncated.
+bool writeInPlace(const std::string& path, std::string_view text, std::string& error)
+{
+    const int fd = ::open(path.c_str(), O_WRONLY | O_TRUNC | O_CLOEXEC);
+    if (fd < 0) {
+        error = std::error_code(errno, std::generic_category()).message();
+        return false;
+    }
+    int failure = writeAll(fd, text);
+    if (failure == 0 && ::fsync(fd) != 0)
+        failure = errno;
+    if (::close(fd) != 0 && failure == 0)
+        failure = errno;
+    if (failure != 0)
+        error = std::error_code(failure, std::generic_category()).message();
+    return failure == 0;
+}
+
+} // namespace
+
+bool writeTextFileAtomically(const std::string& given, std::string_view text, std::string& error)
+{
+    const auto why = [&error](int code, const std::string& what = {}) {
         error = what + std::error_code(code, std::generic_category()).message();
         return false;
     };
-    std::error_code ec;
-    if (path.empty())
-        return why(ENOENT, "");
-    if (fs::is_directory(path, ec))
-        return why(EISDIR, "");
+    const auto refuse = [&error](const std::string& what) {
+        error = what;
+        return false;
+    };
+    if (given.empty())
+        return why(ENOENT);
+    // A symbolic link is followed: the file it names is written, the link stays (rename(2)
+    // over the link would replace the link itself with a file).
+    std::string path = given;
+    struct stat st
+    {};
+    bool exists = ::lstat(path.c_str(), &st) == 0;
+    if (!exists && errno != ENOENT)
+        return why(errno);
+    if (exists && S_ISLNK(st.st_mode)) {
+        char* resolved = ::realpath(given.c_str(), nullptr);
+        if (resolved == nullptr)
+            return errno == ENOENT ? refuse("a symbolic link to a file that does not exist")
+                                   : why(errno);
+        path = resolved;
+        std::free(resolved);
+        if (::stat(path.c_str(), &st) != 0)
+            return why(errno);
+    }
+    if (exists) {
+        if (S_ISDIR(st.st_mode))
+            return why(EISDIR);
+        if (S_ISCHR(st.st_mode) || S_ISFIFO(st.st_mode))
+            return writeThrough(path, S_ISFIFO(st.st_mode), text, error);
+        if (S_ISBLK(st.st_mode))
+            return refuse("a block device (a disk?); refusing to write over it");
+        if (!S_ISREG(st.st_mode))
+            return refuse("not a regular file (a socket?); refusing to write over it");
+        // Read-only stays read-only, root or not: the shell's `>` refuses such a file to its
+        // owner, and a rename would replace it silently.
+        if ((st.st_mode & 0222) == 0 || ::access(path.c_str(), W_OK) != 0)
+            return refuse("the file is read-only; refusing to replace it");
+        if (st.st_nlink > 1)
+            return writeInPlace(path, text, error);
+    }
     // Beside the target: rename(2) replaces a file atomically only within one file system. The
     // name is the process's and a counter's, created exclusively, so that two writers (two
-    // threads, two processes) never share one.
+    // threads, two processes) never share one. Private until it has the target's permissions.
     static std::atomic<unsigned> counter{0};
     std::string temp;
     int fd = -1;
     for (int attempt = 0; attempt < 64 && fd < 0; ++attempt) {
         temp = path + ".tmp-" + std::to_string(::getpid()) + "-" + std::to_string(counter++);
-        fd = ::open(temp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
+        fd = ::open(temp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, exists ? 0600 : 0666);
         if (fd < 0 && errno != EEXIST)
             break;
     }
     if (fd < 0)
         return why(errno, "cannot create a file beside it: ");
     int failure = 0;
-    const char* next = text.data();
-    std::size_t left = text.size();
-    while (left > 0 && failure == 0) {
-        const ssize_t n = ::write(fd, next, left);
-        if (n < 0 && errno != EINTR)
-            failure = errno;
-        if (n > 0) {
-            next += n;
-            left -= static_cast<std::size_t>(n);
+    if (exists) {
+        // The replaced file's owner, group and mode. When the owner or group cannot be kept (not
+        // root), the permissions of the class that changed are dropped rather than handed to
+        // another user or group: never wider than before.
+        mode_t mode = st.st_mode & 0777;
+        if (::fchown(fd, st.st_uid, st.st_gid) != 0) {
+            struct stat now
+            {};
+            if (::fstat(fd, &now) == 0) {
+                if (now.st_gid != st.st_gid)
+                    mode &= ~static_cast<mode_t>(0070);
+                if (now.st_uid != st.st_uid)
+                    mode &= ~static_cast<mode_t>(0007);
+            }
         }
+        if (::fchmod(fd, mode) != 0)
+            failure = errno;
     }
+    if (failure == 0)
+        failure = writeAll(fd, text);
     if (failure == 0 && ::fsync(fd) != 0)
         failure = errno;
     if (::close(fd) != 0 && failure == 0)
@@ -128,7 +237,7 @@ bool writeTextFileAtomically(const std::string& path, std::string_view text, std
         failure = errno;
     if (failure != 0) {
         ::unlink(temp.c_str());
-        return why(failure, "");
+        return why(failure);
     }
     return true;
 }

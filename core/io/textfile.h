@@ -17,10 +17,19 @@ namespace archipelago::core {
 std::optional<std::string> readTextFile(const std::string& path, DiagnosticSink& sink,
                                         std::string_view kind);
 
-// Writes `text` to `path` atomically (the exports, `sweep -o`): into a new file beside it,
-// flushed to disk, then renamed over `path`, so that a reader finds the old file or the new
-// one, never a part, and a failed write leaves the old one. The new file has the permissions
-// a created file gets (0666 less the umask). False after setting `error` to why not.
+// Writes `text` to `path` (the exports, `sweep -o`, `merge -o`, the report), never replacing
+// what it must not:
+// - a new or regular file atomically: into a new file beside it, flushed to disk, then renamed
+//   over `path`, so that a reader finds the old file or the new one, never a part, and a failed
+//   write leaves the old one. A replaced file keeps its mode (and its owner and group where the
+//   process may set them; otherwise the permissions of the class that changed are dropped: never
+//   wider than before); a new one gets 0666 less the umask;
+// - a read-only file (no write bit, or not writable by this process) is refused, root or not;
+// - a symbolic link is followed and the file it names written; the link stays;
+// - a file with other hard links is rewritten in place, so that the links stay one file;
+// - a character device (/dev/null) or a named pipe is written through; one that no process
+//   reads is refused at once; a block device or a socket is refused.
+// False after setting `error` to why not.
 bool writeTextFileAtomically(const std::string& path, std::string_view text, std::string& error);
 
 } // namespace archipelago::core
