@@ -18,7 +18,9 @@
 
 #include <nlohmann/json.hpp>
 
+#include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -56,9 +58,42 @@ struct SweepMergeResult
     int shardCount = 0;
 };
 
-// Merges the shards of one sweep, given in any order: all N shards, each once, with the same
-// inputs (but "top"), space size and base. `top`: the length of the merged top lists, at most
-// the shortest the shards kept (their default). Never throws.
+// What the merged result may hold at most: the JSON values of the points of its fronts and top
+// lists plus the first shard's other keys. As many as one file may hold (kMaxJsonValues): the
+// fronts of every shard of a real sweep together are far smaller, while a forged set of shards
+// whose fronts never dominate each other is refused before it exhausts memory (measured: three
+// shards with 100,000 minimal points on each of the three fronts, 2.4 million values, merge in
+// 550 MB of resident memory).
+inline constexpr std::size_t kMaxMergedValues = 4'000'000;
+
+// Merges the shards of one sweep, given in any order, one at a time: each is checked on its own
+// (its counts add up, its points are of its shard) and against the first (the same sweep), then
+// folded into the merged fronts, top lists and counts, so that its JSON can be dropped before
+// the next is read. All N shards, each once, with the same inputs (but "top"), space size and
+// base. `top`: the length of the merged top lists, at most the shortest the shards kept (their
+// default). Never throws but std::bad_alloc.
+class SweepMerger
+{
+public:
+    explicit SweepMerger(std::optional<int> top = std::nullopt,
+                         std::size_t maxValues = kMaxMergedValues);
+    ~SweepMerger();
+    SweepMerger(const SweepMerger&) = delete;
+    SweepMerger& operator=(const SweepMerger&) = delete;
+
+    // Checks and folds one shard's JSON (not kept); false when it is refused.
+    bool add(const std::string& file, const nlohmann::json& shard);
+    // Reads `path` with readSweepJson, adds it and drops its JSON; false when it is refused.
+    bool addFile(const std::string& path);
+    // The merged result once every shard is added, or the errors of all of them.
+    SweepMergeResult finish();
+
+private:
+    struct State;
+    std::unique_ptr<State> m;
+};
+
+// Merges shards that are all in memory (SweepMerger, one after the other).
 SweepMergeResult mergeSweepShards(const std::vector<SweepShardJson>& shards,
                                   std::optional<int> top = std::nullopt);
 
