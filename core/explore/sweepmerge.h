@@ -6,7 +6,9 @@
 //   * each Pareto front of the union holds only points of the shards' fronts (a point that no
 //     point of the space dominates is not dominated inside its shard either), so the front of
 //     the union of the shards' fronts, inserted in odometer order with ParetoFront's rule, is
-//     the unsharded front;
+//     the unsharded front (paretoFrontOf finds it in O(n log n)); and since a point dominated,
+//     or equalled by a lower index, within some points stays so among more, the shards can be
+//     folded in one at a time, each front reduced to the front of the union so far;
 //   * each top-N list of the union is the first N of the union of the shards' lists in the
 //     objective's order (rankedBefore).
 // The merge works on the JSON only: a point's knobs are opaque, only its index and the figures
