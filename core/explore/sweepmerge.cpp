@@ -17,10 +17,20 @@ using json = nlohmann::json;
 using namespace sweepkeys;
 using namespace sweepmerge; // the shard side of the merge
 
+namespace {
+
+std::string sizeText(std::size_t bytes)
+{
+    return bytes >= (std::size_t{1} << 20) ? std::to_string(bytes >> 20) + " MiB"
+                                           : std::to_string(bytes) + " bytes";
+}
+
+} // namespace
+
 struct SweepMerger::State
 {
     std::optional<int> top;
-    std::size_t maxValues = kMaxMergedValues;
+    std::size_t maxBytes = kMaxMergedBytes;
     std::vector<Diagnostic> errors;
     // Once a shard is refused the others are still checked, no longer merged.
     bool merging = true;
@@ -39,9 +49,9 @@ struct SweepMerger::State
     std::uint64_t limit = 0; // the length of the merged top lists
     std::array<std::vector<KeptPoint>, kSweepObjectives> topBy;
     std::array<std::vector<KeptPoint>, kFrontSpecs.size()> fronts;
-    std::array<std::size_t, kSweepObjectives> topByValues{};
-    std::array<std::size_t, kFrontSpecs.size()> frontValues{};
-    std::size_t values = 0; // in header, topBy and fronts
+    std::array<std::size_t, kSweepObjectives> topByBytes{};
+    std::array<std::size_t, kFrontSpecs.size()> frontBytes{};
+    std::size_t bytes = 0; // footprintBytes of header, topBy and fronts
 
     void error(const std::string& file, const std::string& pointer, const std::string& message)
     {
@@ -51,7 +61,7 @@ struct SweepMerger::State
     void checkSameSweep(const std::string& file, const Shard& s);
     bool foldCounts(const std::string& file, const Shard& s);
     bool replace(const std::string& file, const std::string& pointer, std::vector<KeptPoint>& kept,
-                 std::size_t& keptValues, const std::vector<MergePoint>& incoming,
+                 std::size_t& keptBytes, const std::vector<MergePoint>& incoming,
                  const std::vector<std::size_t>& take);
     bool fold(const std::string& file, const Shard& s);
     bool add(const std::string& file, const json& root);
@@ -65,7 +75,7 @@ void SweepMerger::State::first(const std::string& file, const json& root, const 
     for (const auto& [key, value] : root.items())
         if (key != kTop && key != kTopByObjective && key != kFronts)
             header[key] = value;
-    values = countValues(header);
+    bytes = footprintBytes(header);
     count = s.count;
     spacePoints = s.spacePoints;
     fileByIndex.assign(static_cast<std::size_t>(count), std::string());
@@ -171,20 +181,20 @@ bool SweepMerger::State::foldCounts(const std::string& file, const Shard& s)
 }
 
 // `kept` becomes the points `take` names: positions in `kept`, then in `incoming` past them.
-// False, the list unchanged, when the merge would hold more than maxValues JSON values.
+// False, the list unchanged, when the merge would hold more than maxBytes.
 bool SweepMerger::State::replace(const std::string& file, const std::string& pointer,
-                                 std::vector<KeptPoint>& kept, std::size_t& keptValues,
+                                 std::vector<KeptPoint>& kept, std::size_t& keptBytes,
                                  const std::vector<MergePoint>& incoming,
                                  const std::vector<std::size_t>& take)
 {
-    std::size_t newValues = 0;
+    std::size_t newBytes = 0;
     for (std::size_t pos : take)
-        newValues +=
-            pos < kept.size() ? kept[pos].values : countValues(*incoming[pos - kept.size()].value);
-    if (values - keptValues + newValues > maxValues) {
+        newBytes += pos < kept.size() ? kept[pos].bytes
+                                      : footprintBytes(*incoming[pos - kept.size()].value);
+    if (bytes - keptBytes + newBytes > maxBytes) {
         error(file, pointer,
-              "the merged fronts and top lists would hold more than " + std::to_string(maxValues) +
-                  " JSON values with this shard's points: more points that no other point "
+              "the merged fronts and top lists would hold more than " + sizeText(maxBytes) +
+                  " (estimated) with this shard's points: more points that no other point "
                   "dominates than a merge holds in memory (a forged or corrupt shard?)");
         return false;
     }
@@ -197,11 +207,11 @@ bool SweepMerger::State::replace(const std::string& file, const std::string& poi
         }
         const MergePoint& p = incoming[pos - kept.size()];
         out.push_back({p.figures, *p.value, 0});
-        out.back().values = countValues(out.back().value);
+        out.back().bytes = footprintBytes(out.back().value);
     }
     kept = std::move(out);
-    values = values - keptValues + newValues;
-    keptValues = newValues;
+    bytes = bytes - keptBytes + newBytes;
+    keptBytes = newBytes;
     return true;
 }
 
@@ -233,7 +243,7 @@ bool SweepMerger::State::fold(const std::string& file, const Shard& s)
             order.resize(static_cast<std::size_t>(limit));
         if (!replace(file,
                      childPointer("/top_by_objective", toString(static_cast<SweepObjective>(k))),
-                     kept, topByValues[k], incoming, order))
+                     kept, topByBytes[k], incoming, order))
             return false;
     }
     // Each front of the union is the front of the union of the fronts; a repeated index in a
@@ -263,7 +273,7 @@ bool SweepMerger::State::fold(const std::string& file, const Shard& s)
         std::vector<std::size_t> take = paretoFrontOf(candidates);
         for (std::size_t& t : take)
             t = position[t];
-        if (!replace(file, childPointer("/fronts", kFrontSpecs[f].name), kept, frontValues[f],
+        if (!replace(file, childPointer("/fronts", kFrontSpecs[f].name), kept, frontBytes[f],
                      incoming, take))
             return false;
     }
@@ -303,11 +313,11 @@ bool SweepMerger::State::add(const std::string& file, const json& root)
     return true;
 }
 
-SweepMerger::SweepMerger(std::optional<int> top, std::size_t maxValues)
+SweepMerger::SweepMerger(std::optional<int> top, std::size_t maxBytes)
     : m(std::make_unique<State>())
 {
     m->top = top;
-    m->maxValues = maxValues;
+    m->maxBytes = maxBytes;
 }
 
 SweepMerger::~SweepMerger() = default;

@@ -60,13 +60,13 @@ struct SweepMergeResult
     int shardCount = 0;
 };
 
-// What the merged result may hold at most: the JSON values of the points of its fronts and top
-// lists plus the first shard's other keys. As many as one file may hold (kMaxJsonValues): the
-// fronts of every shard of a real sweep together are far smaller, while a forged set of shards
-// whose fronts never dominate each other is refused before it exhausts memory (measured: three
-// shards with 100,000 minimal points on each of the three fronts, 2.4 million values, merge in
-// 550 MB of resident memory).
-inline constexpr std::size_t kMaxMergedValues = 4'000'000;
+// What the merged result may hold at most, in estimated bytes (128 a JSON value plus the
+// characters of strings and keys): the points of its fronts and top lists plus the first
+// shard's other keys. The fronts of every shard of a real sweep together are far smaller, while
+// a forged set of shards whose fronts never dominate each other is refused before it exhausts
+// memory (measured: three shards with 100,000 minimal points on each of the three fronts, 2.4
+// million JSON values, about 330 MB estimated, merge in 550 MB of resident memory).
+inline constexpr std::size_t kMaxMergedBytes = std::size_t{512} << 20;
 
 // Merges the shards of one sweep, given in any order, one at a time: each is checked on its own
 // (its counts add up, its points are of its shard) and against the first (the same sweep), then
@@ -78,7 +78,7 @@ class SweepMerger
 {
 public:
     explicit SweepMerger(std::optional<int> top = std::nullopt,
-                         std::size_t maxValues = kMaxMergedValues);
+                         std::size_t maxBytes = kMaxMergedBytes);
     ~SweepMerger();
     SweepMerger(const SweepMerger&) = delete;
     SweepMerger& operator=(const SweepMerger&) = delete;

@@ -161,15 +161,23 @@ struct KeptPoint
 {
     Figures figures;
     json value;
-    std::size_t values = 0; // JSON values in `value`
+    std::size_t bytes = 0; // footprintBytes(value)
 };
 
-inline std::size_t countValues(const json& j)
+// What a JSON value holds in memory, estimated: 128 bytes a value (the value, its node in its
+// object's tree, the allocator's overhead) plus the characters of its strings and keys. Strings
+// count, so that a few points with long strings weigh what many small points weigh.
+inline std::size_t footprintBytes(const json& j)
 {
-    std::size_t n = 1;
-    if (j.is_structured())
+    std::size_t n = 128;
+    if (j.is_string())
+        n += j.get_ref<const std::string&>().size();
+    else if (j.is_object())
+        for (auto it = j.begin(); it != j.end(); ++it)
+            n += it.key().size() + footprintBytes(*it);
+    else if (j.is_array())
         for (const json& child : j)
-            n += countValues(child);
+            n += footprintBytes(child);
     return n;
 }
 
