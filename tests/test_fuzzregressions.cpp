@@ -2,6 +2,8 @@
 // reach the same limits): every reader must return on each of them, with or without errors.
 // Under the asan preset any memory error or undefined behaviour fails this test.
 #include "explore/sweep.h"
+#include "explore/sweepmerge.h"
+#include "io/jsondocument.h"
 #include "io/scenarioio.h"
 #include "validation/publishedruns.h"
 #include "validation/unpublishedknobs.h"
@@ -61,6 +63,19 @@ void TestFuzzRegressions::readersReturn()
     const std::optional<core::Catalog> catalog =
         core::parseCatalog(text, "regression.json", errors);
     QVERIFY(catalog.has_value() || !errors.empty());
+    // merge's reader of a shard's output, alone and given twice.
+    core::DiagnosticSink sink("regression.json");
+    core::Json parsed;
+    if (core::parseJsonDocument(text, parsed, sink)) {
+        const nlohmann::json shard(parsed);
+        for (int copies : {1, 2}) {
+            core::SweepMerger merger;
+            for (int i = 0; i < copies; ++i)
+                merger.add("regression.json", shard);
+            const core::SweepMergeResult r = merger.finish();
+            QVERIFY(r.merged.has_value() || !r.errors.empty());
+        }
+    }
 }
 
 QTEST_GUILESS_MAIN(TestFuzzRegressions)

@@ -74,21 +74,11 @@ int runMerge(const std::vector<std::string>& args, std::ostream& out, std::ostre
         return usageError(std::string("-o - writes the JSON to standard output; ") +
                           (asJson ? "--json" : "--csv") + " would write there too");
 
-    std::vector<core::SweepShardJson> shards;
-    bool readable = true;
-    for (const std::string& file : files) {
-        core::DiagnosticSink sink(file);
-        std::optional<nlohmann::json> json = core::readSweepJson(file, sink);
-        for (const core::Diagnostic& d : sink.takeErrors())
-            err << d.toString() << '\n';
-        if (json)
-            shards.push_back({file, std::move(*json)});
-        else
-            readable = false;
-    }
-    if (!readable)
-        return kExitInvalidInput;
-    const core::SweepMergeResult merged = core::mergeSweepShards(shards, top);
+    // One file at a time, each folded into the merge and dropped before the next is read.
+    core::SweepMerger merger(top);
+    for (const std::string& file : files)
+        merger.addFile(file);
+    const core::SweepMergeResult merged = merger.finish();
     if (!merged.merged) {
         for (const core::Diagnostic& d : merged.errors)
             err << d.toString() << '\n';

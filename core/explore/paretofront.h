@@ -5,6 +5,8 @@
 
 #include "explore/sweeppoint.h"
 
+#include <cstddef>
+#include <cstdint>
 #include <vector>
 
 namespace archipelago::core {
@@ -61,5 +63,21 @@ inline double totalCostUsd(const SweepPoint& p)
 
 // a dominates b: no worse on both objectives and better on one.
 bool dominates(double ax, double ay, double bx, double by);
+
+// A point offered to paretoFrontOf: its odometer index and its two objectives.
+struct FrontCandidate
+{
+    std::uint64_t index = 0;
+    double x = 0.0;
+    double y = 0.0;
+};
+
+// The front ParetoFront keeps when `points` (distinct indices, no NaN) are inserted in odometer
+// order, in the order of sorted(): the positions in `points` of the points that no point
+// dominates and that no point of a lower index equals on both objectives, by increasing x.
+// O(n log n): a sort by (x, y, index) and one sweep that keeps the least y of the smaller x
+// (Kung, Luccio and Preparata 1975, "On finding the maxima of a set of vectors", JACM 22(4),
+// the two-dimensional case), where ParetoFront's insertions take O(n * front).
+std::vector<std::size_t> paretoFrontOf(const std::vector<FrontCandidate>& points);
 
 } // namespace archipelago::core

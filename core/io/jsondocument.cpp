@@ -4,6 +4,7 @@
 #include <charconv>
 #include <cmath>
 #include <cstdio>
+#include <new>
 #include <unordered_set>
 #include <utility>
 #include <vector>
@@ -201,6 +202,10 @@ bool parseJsonDocument(std::string_view text, Json& out, DiagnosticSink& sink)
     bool ok = false;
     try {
         ok = Json::sax_parse(text.data(), text.data() + text.size(), &builder);
+    } catch (const std::bad_alloc&) {
+        sink.error({},
+                   "out of memory while parsing " + std::to_string(text.size()) + " bytes of JSON");
+        return false;
     } catch (const std::exception& ex) {
         // The SAX interface reports errors through parse_error; this only guards against an
         // allocation failure or a library change.
