@@ -2,11 +2,23 @@
 // written every minute to QStandardPaths::AppDataLocation/autosave, one file per document (by
 // its file name, or "untitled"). Saving, discarding or closing cleanly removes the copy, so a
 // copy found at start-up that is newer than its file is what a crash left behind.
+//
+// A live window owns its copy: it holds a lock beside it (QLockFile, "<copy>.lock"; a lock
+// whose process has died is stale and taken over), so that a second window on the same file
+// neither offers the first one's copy as a crash's nor writes over it: the second window
+// writes a copy of its own ("<key>-1.json", ...). A copy a crash left behind is never written
+// over by a later window either, and is removed only on the user's word (recovered, or
+// discarded in the prompt).
 #pragma once
 
 #include <QObject>
 #include <QString>
+#include <QStringList>
 #include <QTimer>
+
+#include <memory>
+
+class QLockFile;
 
 namespace archipelago::app {
 
@@ -18,14 +30,22 @@ class Autosave : public QObject
 
 public:
     static constexpr int kDefaultIntervalMs = 60'000;
+    // Copies per document: the first free one is taken (one per window open on the file).
+    static constexpr int kMaxCopies = 16;
 
     explicit Autosave(Document* document, QObject* parent = nullptr);
+    ~Autosave() override;
 
     void setInterval(int milliseconds);
-    // Where the copy of a document with this file name (empty: untitled) goes.
-    static QString pathFor(const QString& fileName);
-    // The copy left for `fileName` when it is newer than the file (or the file is gone), else "".
+    // Where copy `index` of a document with this file name (empty: untitled) goes; index 0 is
+    // the first window's.
+    static QString pathFor(const QString& fileName, int index = 0);
+    // The copies of `fileName` a crash left behind: newer than the file (or the file is gone)
+    // and owned by no live window. The first of them, or "".
+    static QStringList recoverablePaths(const QString& fileName);
     static QString recoverablePath(const QString& fileName);
+    // The copy this window writes (its lock held).
+    QString path() const { return m_path; }
 
     // Writes the copy now if the document is modified; returns whether a copy was written.
     bool saveNow();
@@ -35,10 +55,13 @@ public:
 private:
     void onFileNameChanged();
     void onModifiedChanged(bool modified);
+    // Releases the copy held and takes the first free one for the document's file name.
+    void claim();
 
     Document* m_document;
     QTimer m_timer;
     QString m_path; // the copy of the current document
+    std::unique_ptr<QLockFile> m_lock;
 };
 
 } // namespace archipelago::app

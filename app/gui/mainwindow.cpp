@@ -113,19 +113,29 @@ bool MainWindow::offerUntitledRecovery()
 
 bool MainWindow::offerRecovery(const QString& fileName)
 {
+    // Copies owned by a live window (this one's included) are not offered: only a crash's.
     const QString copy = Autosave::recoverablePath(fileName);
     if (copy.isEmpty())
         return false;
     const QString name = fileName.isEmpty() ? tr("Untitled") : QFileInfo(fileName).fileName();
-    if (!m_prompts->askRecover(this, name, QFileInfo(copy).lastModified())) {
-        QFile::remove(copy); // declined: do not ask again
+    switch (m_prompts->askRecover(this, name, QFileInfo(copy).lastModified())) {
+    case Prompts::RecoverChoice::Later:
+        return false; // kept: asked again the next time
+    case Prompts::RecoverChoice::Discard:
+        QFile::remove(copy); // the user's word
         return false;
+    case Prompts::RecoverChoice::Recover:
+        break;
     }
     const std::vector<core::Diagnostic> errors = m_document->recover(copy, fileName);
     if (!errors.empty()) {
         m_prompts->showLoadErrors(this, copy, errors);
         return false;
     }
+    // The recovered changes now live in the document; its own copy holds them before the
+    // crash's copy goes, so that a second crash loses nothing either.
+    if (m_autosave->saveNow() && m_autosave->path() != copy)
+        QFile::remove(copy);
     m_origin.clear();
     statusBar()->showMessage(tr("Recovered the autosaved changes of %1").arg(name),
                              kStatusMessageMs);

@@ -60,16 +60,28 @@ void Prompts::showError(QWidget* parent, const QString& title, const QString& me
     QMessageBox::critical(parent, title, message);
 }
 
-bool Prompts::askRecover(QWidget* parent, const QString& documentName, const QDateTime& when)
+Prompts::RecoverChoice Prompts::askRecover(QWidget* parent, const QString& documentName,
+                                           const QDateTime& when)
 {
     QMessageBox box(QMessageBox::Question, QObject::tr("Recover Unsaved Changes"),
                     QObject::tr("Archipelago did not close normally. An autosaved copy of “%1” "
                                 "from %2 is newer than the file.")
                         .arg(documentName, QLocale().toString(when, QLocale::ShortFormat)),
-                    QMessageBox::Yes | QMessageBox::No, parent);
-    box.setInformativeText(QObject::tr("Recover the autosaved changes?"));
-    box.setDefaultButton(QMessageBox::Yes);
-    return box.exec() == QMessageBox::Yes;
+                    QMessageBox::NoButton, parent);
+    box.setInformativeText(
+        QObject::tr("Recover the autosaved changes? “Not Now” keeps the copy and asks again "
+                    "the next time the file is opened; “Discard Copy” deletes it."));
+    QPushButton* recover = box.addButton(QObject::tr("Recover"), QMessageBox::AcceptRole);
+    QPushButton* later = box.addButton(QObject::tr("Not Now"), QMessageBox::RejectRole);
+    QPushButton* discard = box.addButton(QObject::tr("Discard Copy"), QMessageBox::DestructiveRole);
+    box.setDefaultButton(recover);
+    box.setEscapeButton(later);
+    box.exec();
+    if (box.clickedButton() == recover)
+        return RecoverChoice::Recover;
+    if (box.clickedButton() == discard)
+        return RecoverChoice::Discard;
+    return RecoverChoice::Later;
 }
 
 bool Prompts::askChangeGlobalBatch(QWidget* parent, const QString& edit, const QString& question)

@@ -32,8 +32,16 @@ public:
     virtual void showLoadErrors(QWidget* parent, const QString& path,
                                 const std::vector<core::Diagnostic>& errors);
     virtual void showError(QWidget* parent, const QString& title, const QString& message);
-    // An autosaved copy of `documentName` from `when` is newer than the file: recover it?
-    virtual bool askRecover(QWidget* parent, const QString& documentName, const QDateTime& when);
+    // An autosaved copy of `documentName` from `when` is newer than the file: recover it, keep
+    // it for later, or discard it? Only Discard deletes the copy.
+    enum class RecoverChoice
+    {
+        Recover,
+        Later,
+        Discard
+    };
+    virtual RecoverChoice askRecover(QWidget* parent, const QString& documentName,
+                                     const QDateTime& when);
     // An edit (`edit`, its undo text) only stays valid if the workload's global batch changes
     // (`question` says from what to what, and why): change it as part of the edit? No: the
     // edit is not applied. A side effect on the workload is never silent.
@@ -52,7 +60,7 @@ public:
     void showLoadErrors(QWidget*, const QString& path,
                         const std::vector<core::Diagnostic>& errors) override;
     void showError(QWidget*, const QString& title, const QString& message) override;
-    bool askRecover(QWidget*, const QString&, const QDateTime&) override
+    RecoverChoice askRecover(QWidget*, const QString&, const QDateTime&) override
     {
         ++recoverQuestions;
         return recover;
@@ -61,7 +69,8 @@ public:
     SaveChoice saveChoice = SaveChoice::Discard;
     QString saveAsPath; // the answer to "Save As"; empty cancels
     int saveQuestions = 0;
-    bool recover = false; // the answer to "recover the autosaved copy?"
+    // The answer to "recover the autosaved copy?": not asked, nothing is deleted.
+    RecoverChoice recover = RecoverChoice::Later;
     int recoverQuestions = 0;
     bool askChangeGlobalBatch(QWidget*, const QString&, const QString& question) override
     {
