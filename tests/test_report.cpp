@@ -9,6 +9,7 @@
 
 #include "evaluation/costmodel.h"
 #include "explore/sweep.h"
+#include "explore/sweepmerge.h"
 #include "explore/sweepsave.h"
 #include "io/scenarioio.h"
 #include "validation/builtinvalidation.h"
@@ -82,9 +83,14 @@ QList<qsizetype> positions(const QString& text, const QStringList& titles)
     return at;
 }
 
-// A small sweep output with the fields the report reads (explore/sweepjson.h).
-QByteArray sweepJson()
+// A small sweep output with the fields the report reads (explore/sweepjson.h), run on the
+// scenario of this fingerprint (by default the preset's).
+QByteArray sweepJson(QString fingerprint = {})
 {
+    if (fingerprint.isEmpty()) {
+        const core::LoadResult load = core::loadScenarioFile(kPreset.toStdString());
+        fingerprint = QString::fromStdString(core::scenarioFingerprint(*load.scenario));
+    }
     auto point = [](double t, double capex, double mem, const char* d) {
         return QStringLiteral("{\"description\": \"%1\", \"network_capex_usd\": %2, "
                               "\"total_cost_usd\": %3, \"iteration_time_vs_base\": %4, "
@@ -105,8 +111,9 @@ QByteArray sweepJson()
                "\"counts\": {\"considered\": 1000, \"evaluated\": 100, \"feasible\": 40}, "
                "\"fronts\": {\"iteration_time_vs_network_capex\": [%1, %2], "
                "\"iteration_time_vs_memory_peak\": [%1, %2], "
-               "\"time_to_train_vs_total_cost\": [%1]}, \"top\": [%1, %2]}")
-        .arg(a, b)
+               "\"time_to_train_vs_total_cost\": [%1]}, \"top\": [%1, %2], "
+               "\"inputs\": {\"scenario_fnv1a64\": \"%3\"}}")
+        .arg(a, b, fingerprint)
         .toUtf8();
 }
 
@@ -179,6 +186,41 @@ private slots:
         QVERIFY(text.contains(QStringLiteral("SHA-256")));
     }
 
+    // Was: a valid scenario with 100,000 DCI links made a 3,852-page PDF in 120 s (a table per
+    // link, grouped in quadratic time). Beyond 16 links, one row per link; beyond 300 rows, a
+    // count; beyond 100 warnings, a count. (Parallel links between one pair of buildings share
+    // one bill-of-materials scope, so here it is the row cap that binds.)
+    void manyLinksMakeAShortReport()
+    {
+        core::LoadResult load = core::loadScenarioFile(kPreset.toStdString());
+        QVERIFY(load.ok());
+        core::Scenario s = *load.scenario;
+        QVERIFY(!s.topology.links.empty());
+        const core::DciLink first = s.topology.links.front();
+        core::Id next = 1;
+        for (const core::DciLink& l : s.topology.links)
+            next = std::max(next, l.id + 1);
+        for (int i = 0; i < 2000; ++i) {
+            core::DciLink copy = first;
+            copy.id = next++;
+            s.topology.links.push_back(copy);
+        }
+        const QString file = path("many-links.json");
+        QFile f(file);
+        QVERIFY(f.open(QIODevice::WriteOnly));
+        f.write(QByteArray::fromStdString(core::serializeScenario(s)));
+        f.close();
+        const Run r = runCli({file, QStringLiteral("-o"), path("many-links.pdf")});
+        QVERIFY2(r.code == 0, r.err.c_str());
+        const int pages = pdfPages(readAll(path("many-links.pdf")));
+        QVERIFY2(pages <= 40, qPrintable(QString::number(pages)));
+        const Run html = runCli({file, QStringLiteral("-o"), path("many-links.html")});
+        QVERIFY2(html.code == 0, html.err.c_str());
+        const QString text = QString::fromUtf8(readAll(path("many-links.html")));
+        QVERIFY(text.contains(QStringLiteral("more rows (File &gt; Export Data has them all)")) ||
+                text.contains(QStringLiteral("more rows (File > Export Data has them all)")));
+    }
+
     void htmlIsSelfContained()
     {
         const QString html = QString::fromUtf8(readAll(path("a4.html")));
@@ -241,6 +283,45 @@ private slots:
         QVERIFY(html.contains(QStringLiteral("tp 8 pp 32 zb-h2")));
         // Three fronts besides the five drawings.
         QVERIFY(html.count(QStringLiteral("<svg")) >= 8);
+    }
+
+    // Was: `report --sweep` took another scenario's sweep and presented it as this scenario's
+    // design space.
+    void otherScenariosSweepIsRefused()
+    {
+        QFile f(path("other-sweep.json"));
+        QVERIFY(f.open(QIODevice::WriteOnly));
+        f.write(sweepJson(QStringLiteral("0123456789abcdef")));
+        f.close();
+        const QString out = path("other.html");
+        const Run r = runCli({kPreset, QStringLiteral("--sweep"), path("other-sweep.json"),
+                              QStringLiteral("-o"), out});
+        QCOMPARE(r.code, 1);
+        QVERIFY2(r.err.find("/inputs/scenario_fnv1a64") != std::string::npos, r.err.c_str());
+        QVERIFY2(r.err.find("another scenario") != std::string::npos, r.err.c_str());
+        QVERIFY(!QFile::exists(out));
+        // A real sweep of the preset is accepted, and stays so once a sweep is saved in the
+        // scenario file (the fingerprint leaves the saved sweep out).
+        const QString sweepOut = path("real-sweep.json");
+        const QString space = path("small-space.json");
+        QFile sf(space);
+        QVERIFY(sf.open(QIODevice::WriteOnly));
+        sf.write(R"({"schedule": ["1f1b", "zb-h1"], "recompute": ["none"], "zero_stage": [1]})");
+        sf.close();
+        QProcess sweep;
+        sweep.start(QStringLiteral(ARCHIPELAGO_CLI),
+                    {QStringLiteral("sweep"), kPreset, QStringLiteral("--space"), space,
+                     QStringLiteral("--top"), QStringLiteral("2"), QStringLiteral("-o"), sweepOut});
+        QVERIFY(sweep.waitForFinished(300'000));
+        QCOMPARE(sweep.exitCode(), 0);
+        core::LoadResult load = core::loadScenarioFile(kPreset.toStdString());
+        QVERIFY(load.ok());
+        core::Scenario withSweep = *load.scenario;
+        withSweep.explore = R"({"saved": true})";
+        QCOMPARE(core::scenarioFingerprint(withSweep), core::scenarioFingerprint(*load.scenario));
+        const Run ok =
+            runCli({kPreset, QStringLiteral("--sweep"), sweepOut, QStringLiteral("-o"), out});
+        QVERIFY2(ok.code == 0, ok.err.c_str());
     }
 
     // A scenario that holds the sweep saved by the Explore panel (Scenario::explore) gets the

@@ -124,6 +124,19 @@ ReportBlock paragraph(const QString& text, ReportBlock::Kind kind)
 
 ReportBlock tableBlock(ReportTable table)
 {
+    // A review reads a few hundred rows; beyond them (a scenario may hold 100,000 DCI links,
+    // which once made a 3,852-page PDF) the table says how many it leaves to the data export.
+    constexpr qsizetype kMaxRows = 300;
+    if (table.rows.size() > kMaxRows) {
+        const qsizetype hidden = table.rows.size() - (kMaxRows - 1);
+        table.rows.resize(kMaxRows - 1);
+        if (table.marks.size() > table.rows.size())
+            table.marks.resize(table.rows.size());
+        QStringList note(std::max<qsizetype>(1, table.headers.size()));
+        note.front() = QStringLiteral("… %1 more rows (File > Export Data has them all)")
+                           .arg(views::formatCount(static_cast<std::int64_t>(hidden)));
+        table.rows.append(note);
+    }
     ReportBlock b;
     b.kind = ReportBlock::Kind::Table;
     b.table = std::move(table);
@@ -202,9 +215,17 @@ QString crossingSentence(const core::Scenario& s)
 
 QStringList rankedWarnings(const core::Evaluation& e)
 {
+    // The most important first; beyond a page or two, a count (see tableBlock).
+    constexpr std::size_t kMaxWarnings = 100;
+    const std::vector<const core::Warning*> sorted = sortedWarnings(e);
     QStringList out;
-    for (const core::Warning* w : sortedWarnings(e))
-        out.append(q(core::warningText(*w)));
+    for (std::size_t i = 0; i < sorted.size() && i < kMaxWarnings; ++i)
+        out.append(q(core::warningText(*sorted[i])));
+    if (sorted.size() > kMaxWarnings)
+        out.append(
+            QStringLiteral("… %1 more warnings (the window and evaluate --json list them "
+                           "all)")
+                .arg(views::formatCount(static_cast<std::int64_t>(sorted.size() - kMaxWarnings))));
     return out;
 }
 
@@ -422,31 +443,51 @@ ReportSection bomSection(const ReportInput& input)
             "Unit prices are catalog assumptions (see the assumptions ledger).")
             .arg(views::formatUsd(e.networkCapexUsd), views::formatPower(e.networkPowerW)),
         ReportBlock::Kind::Note));
-    // Scopes in the order the model lists them: the datacenters, then the links.
+    // Scopes in the order the model lists them: the datacenters, then the links; grouped in
+    // one pass (a scenario may hold 100,000 links).
     std::vector<std::string> scopes;
-    for (const core::BomItem& item : e.bom)
-        if (std::find(scopes.begin(), scopes.end(), item.scope) == scopes.end())
+    std::map<std::string, std::vector<const core::BomItem*>> itemsOf;
+    for (const core::BomItem& item : e.bom) {
+        auto& items = itemsOf[item.scope];
+        if (items.empty())
             scopes.push_back(item.scope);
+        items.push_back(&item);
+    }
+    const auto isLink = [](const std::string& scope) { return scope.starts_with("dci"); };
+    const auto links = std::count_if(scopes.begin(), scopes.end(), isLink);
+    // A table per link while they fit on a few pages; beyond, one row per link.
+    constexpr std::ptrdiff_t kMaxLinkTables = 16;
+    ReportTable linkSummary;
+    linkSummary.caption = QStringLiteral("DCI links (%1)").arg(links);
+    linkSummary.headers = {QStringLiteral("Link"), QStringLiteral("Items"), QStringLiteral("Capex"),
+                           QStringLiteral("Power")};
+    linkSummary.rightAligned = {false, true, true, true};
     for (const std::string& scope : scopes) {
+        double capex = 0.0, power = 0.0;
+        for (const core::BomItem* item : itemsOf[scope]) {
+            capex += item->capexUsd();
+            power += item->powerW();
+        }
+        if (isLink(scope) && links > kMaxLinkTables) {
+            linkSummary.rows.append(
+                {q(scope.substr(4)),
+                 views::formatCount(static_cast<std::int64_t>(itemsOf[scope].size())),
+                 views::formatUsd(capex), views::formatPower(power)});
+            continue;
+        }
         ReportTable t;
-        t.caption = q(scope).startsWith(QLatin1String("dci"))
-                        ? QStringLiteral("DCI link: ") + q(scope.substr(4))
-                        : QStringLiteral("Datacenter: ") + q(scope);
+        t.caption = isLink(scope) ? QStringLiteral("DCI link: ") + q(scope.substr(4))
+                                  : QStringLiteral("Datacenter: ") + q(scope);
         t.headers = {QStringLiteral("Item"),       QStringLiteral("Category"),
                      QStringLiteral("Detail"),     QStringLiteral("Count"),
                      QStringLiteral("Unit price"), QStringLiteral("Capex"),
                      QStringLiteral("Power")};
         t.rightAligned = {false, false, false, true, true, true, true};
-        double capex = 0.0, power = 0.0;
-        for (const core::BomItem& item : e.bom) {
-            if (item.scope != scope)
-                continue;
-            capex += item.capexUsd();
-            power += item.powerW();
-            t.rows.append({q(item.item), views::bomCategoryLabel(q(item.category)), q(item.detail),
-                           views::formatCount(item.count), views::formatUsd(item.unitPriceUsd),
-                           views::formatUsd(item.capexUsd()), views::formatPower(item.powerW())});
-        }
+        for (const core::BomItem* item : itemsOf[scope])
+            t.rows.append({q(item->item), views::bomCategoryLabel(q(item->category)),
+                           q(item->detail), views::formatCount(item->count),
+                           views::formatUsd(item->unitPriceUsd), views::formatUsd(item->capexUsd()),
+                           views::formatPower(item->powerW())});
         t.rows.append({QStringLiteral("Subtotal"),
                        {},
                        {},
@@ -458,6 +499,8 @@ ReportSection bomSection(const ReportInput& input)
         t.marks.back() = QList<CellMark>(7, CellMark::Strong);
         section.blocks.push_back(tableBlock(t));
     }
+    if (!linkSummary.rows.isEmpty())
+        section.blocks.push_back(tableBlock(linkSummary));
     return section;
 }
 

@@ -6,12 +6,15 @@
 #include "reportsweep.h"
 
 #include "evaluation/costmodel.h"
+#include "explore/sweepmerge.h"
 #include "io/scenarioio.h"
 #include "io/textfile.h"
 
+#include <QFile>
 #include <QFileInfo>
 
 #include <ostream>
+#include <set>
 
 namespace archipelago::report {
 
@@ -33,12 +36,17 @@ std::optional<ReportFormat> reportFormatFor(const QString& path)
     return std::nullopt;
 }
 
+QByteArray renderReport(const ReportInput& input, ReportFormat format, Paper paper, int* pages)
+{
+    const Report report = buildReport(input);
+    return format == ReportFormat::Pdf ? renderPdf(report, paper, pages)
+                                       : renderHtml(report, paper);
+}
+
 bool writeReport(const ReportInput& input, const QString& path, ReportFormat format, Paper paper,
                  QString* error, int* pages)
 {
-    const Report report = buildReport(input);
-    const QByteArray bytes =
-        format == ReportFormat::Pdf ? renderPdf(report, paper, pages) : renderHtml(report, paper);
+    const QByteArray bytes = renderReport(input, format, paper, pages);
     if (bytes.isEmpty()) {
         if (error)
             *error = QStringLiteral("%1: the report could not be rendered").arg(path);
@@ -46,10 +54,10 @@ bool writeReport(const ReportInput& input, const QString& path, ReportFormat for
     }
     std::string why;
     if (!core::writeTextFileAtomically(
-            path.toStdString(),
+            QFile::encodeName(path).toStdString(),
             std::string_view(bytes.constData(), static_cast<std::size_t>(bytes.size())), why)) {
         if (error)
-            *error = QString::fromStdString(why);
+            *error = QStringLiteral("cannot write '%1': %2").arg(path, QString::fromStdString(why));
         return false;
     }
     return true;
@@ -60,11 +68,17 @@ int runReport(const std::vector<std::string>& args, std::ostream& out, std::ostr
     std::vector<std::string> files;
     std::string sweepFile, outFile, paperName = "a4";
     bool optionsEnded = false;
+    std::set<std::string> given;
     for (std::size_t i = 0; i < args.size(); ++i) {
         const std::string& a = args[i];
         auto value = [&](std::string& target) {
-            if (i + 1 >= args.size()) {
+            if (i + 1 >= args.size() || args[i + 1].empty()) {
                 err << "archipelago-cli report: " << a << " needs a value\n" << kReportUsage;
+                return false;
+            }
+            // One value per option: a second one is a mistake in a script, not an override.
+            if (!given.insert(a == "--output" ? "-o" : a).second) {
+                err << "archipelago-cli report: " << a << " given twice\n" << kReportUsage;
                 return false;
             }
             target = args[++i];
@@ -108,10 +122,15 @@ int runReport(const std::vector<std::string>& args, std::ostream& out, std::ostr
             << kReportUsage;
         return kExitUsage;
     }
-    const std::optional<ReportFormat> format = reportFormatFor(QString::fromStdString(outFile));
+    // `-o -`: the PDF to standard output, as the shell's convention has it. The name's bytes are
+    // the file's name, whatever their encoding (a QString would not give them back).
+    const bool toStdout = outFile == "-";
+    const std::optional<ReportFormat> format =
+        toStdout ? std::optional(ReportFormat::Pdf)
+                 : reportFormatFor(QFile::decodeName(QByteArray::fromStdString(outFile)));
     if (!format) {
         err << "archipelago-cli report: " << core::displayText(outFile)
-            << ": the output must end in .pdf or .html\n"
+            << ": the output must end in .pdf or .html (or be - for a PDF on standard output)\n"
             << kReportUsage;
         return kExitUsage;
     }
@@ -131,11 +150,24 @@ int runReport(const std::vector<std::string>& args, std::ostream& out, std::ostr
     if (!load.ok())
         return kExitInvalidInput;
 
+    // A scenario the model refuses gets evaluate's verdict and message, not a report that reads
+    // "0.0 of 0.0 GiB — fits" (one reader, one verdict).
+    const core::Evaluation evaluation = core::evaluate(*load.scenario);
+    if (!evaluation.ok) {
+        for (const core::Warning& w : evaluation.warnings)
+            err << core::Diagnostic{core::Diagnostic::Severity::Error,
+                                    file,
+                                    {},
+                                    core::warningText(w)}
+                       .toString()
+                << '\n';
+        return kExitInvalidInput;
+    }
+
     ReportInput input;
     input.fileName = QString::fromStdString(file);
     input.fileBytes = QByteArray(text->data(), static_cast<qsizetype>(text->size()));
-    input.current = {QStringLiteral("Current"), currentPointColor(), *load.scenario,
-                     core::evaluate(*load.scenario)};
+    input.current = {QStringLiteral("Current"), currentPointColor(), *load.scenario, evaluation};
     for (std::size_t i = 0; i < load.pins.size(); ++i) {
         const core::PinnedScenario& pin = load.pins[i];
         input.pinned.append({QString::fromStdString(pin.name),
@@ -158,15 +190,49 @@ int runReport(const std::vector<std::string>& args, std::ostream& out, std::ostr
             err << d.toString() << '\n';
         if (!input.sweep)
             return kExitInvalidInput;
+        // Another scenario's sweep would be presented as this one's design space.
+        const nlohmann::json* fingerprint = nullptr;
+        if (const auto inputs = input.sweep->json.find("inputs");
+            inputs != input.sweep->json.end() && inputs->is_object())
+            if (const auto f = inputs->find("scenario_fnv1a64"); f != inputs->end())
+                fingerprint = &*f;
+        const std::string expected = core::scenarioFingerprint(*load.scenario);
+        if (!fingerprint || !fingerprint->is_string() ||
+            fingerprint->get<std::string>() != expected) {
+            err << core::Diagnostic{core::Diagnostic::Severity::Error, sweepFile,
+                                    "/inputs/scenario_fnv1a64",
+                                    (fingerprint && fingerprint->is_string()
+                                         ? "the sweep was run on another scenario (" +
+                                               fingerprint->get<std::string>() + ", not " +
+                                               expected + ", the fingerprint of " + file + ")"
+                                         : std::string("no scenario fingerprint: not the output "
+                                                       "of archipelago-cli sweep -o")) +
+                                        "; run archipelago-cli sweep on this scenario"}
+                       .toString()
+                << '\n';
+            return kExitInvalidInput;
+        }
     }
 
-    QString error;
     int pages = 0;
-    if (!writeReport(input, QString::fromStdString(outFile), *format, paper, &error, &pages)) {
-        err << "archipelago-cli report: " << error.toStdString() << '\n';
+    const QByteArray bytes = renderReport(input, *format, paper, &pages);
+    if (bytes.isEmpty()) {
+        err << "archipelago-cli report: " << core::displayText(outFile)
+            << ": the report could not be rendered\n";
         return kExitInvalidInput;
     }
-    out << "wrote " << outFile;
+    const std::string_view data(bytes.constData(), static_cast<std::size_t>(bytes.size()));
+    if (toStdout) {
+        out << data << std::flush;
+        return kExitOk;
+    }
+    std::string why;
+    if (!core::writeTextFileAtomically(outFile, data, why)) {
+        err << "archipelago-cli report: cannot write '" << core::displayText(outFile)
+            << "': " << core::displayText(why) << '\n';
+        return kExitInvalidInput;
+    }
+    out << "wrote " << core::displayText(outFile);
     if (*format == ReportFormat::Pdf)
         out << " (" << pages << (pages == 1 ? " page" : " pages") << ", "
             << (paper == Paper::Letter ? "US Letter" : "A4") << ")";

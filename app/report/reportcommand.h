@@ -23,8 +23,13 @@ enum class ReportFormat
 // By the suffix of `path` (case-insensitive); nullopt for anything else.
 std::optional<ReportFormat> reportFormatFor(const QString& path);
 
-// Builds the report and writes it to `path` atomically (temp file + rename). False with
-// `error` set when the file cannot be written.
+// Builds the report and renders it; empty when it cannot be rendered.
+QByteArray renderReport(const ReportInput& input, ReportFormat format, Paper paper,
+                        int* pages = nullptr);
+
+// Builds the report and writes it to `path` (core/io/textfile.h: atomically, keeping the mode,
+// refusing what it must not replace). False with `error` set, naming the file, when the file
+// cannot be written.
 bool writeReport(const ReportInput& input, const QString& path, ReportFormat format, Paper paper,
                  QString* error = nullptr, int* pages = nullptr);
 
@@ -33,6 +38,6 @@ int runReport(const std::vector<std::string>& args, std::ostream& out, std::ostr
 
 inline constexpr const char* kReportUsage =
     "Usage: archipelago-cli report SCENARIO.json [--sweep SWEEP.json] [--paper a4|letter]\n"
-    "                              -o OUT.pdf|OUT.html\n";
+    "                              -o OUT.pdf|OUT.html|-\n";
 
 } // namespace archipelago::report

@@ -438,6 +438,13 @@ std::string fingerprintHex(std::uint64_t hash)
     return buf;
 }
 
+std::string scenarioFingerprint(const Scenario& scenario)
+{
+    Scenario design = scenario;
+    design.explore.clear();
+    return fingerprintHex(fnv1a64(serializeScenario(design)));
+}
+
 std::optional<nlohmann::json> sweepInputsToJson(const Scenario& base, const std::string& spaceFile,
                                                 int top, DiagnosticSink& sink)
 {
@@ -450,7 +457,7 @@ std::optional<nlohmann::json> sweepInputsToJson(const Scenario& base, const std:
         // Sorted keys, no spaces: the same space whatever its layout in the file.
         space = json(parsed).dump(-1, ' ', false, json::error_handler_t::replace);
     }
-    return json{{"scenario_fnv1a64", fingerprintHex(fnv1a64(serializeScenario(base)))},
+    return json{{"scenario_fnv1a64", scenarioFingerprint(base)},
                 {"space_fnv1a64", fingerprintHex(fnv1a64(space))},
                 {kTop, std::max(0, top)}};
 }
