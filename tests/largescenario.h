@@ -4,6 +4,7 @@
 
 #include "io/scenarioio.h"
 
+#include <algorithm>
 #include <string>
 #include <vector>
 
@@ -15,10 +16,11 @@ struct LargeDocument
     std::vector<core::PinnedScenario> pins;
 };
 
-// The two-buildings preset and `pins` pinned design points of it, each with its own name and
-// link distance; `variant` changes every name, so that two variants differ throughout. (The
-// topology itself cannot grow without changing the GPU count the parallelism must cover.)
-inline LargeDocument largeDocument(int pins, int variant)
+// The two-buildings preset with `links` more DCI links in parallel to its first (a file holds
+// at most kMaxPins pins, so the size comes from the topology) and kMaxPins pinned design
+// points of the preset, each with its own name and link distance; `variant` changes every name
+// and distance, so that two variants differ throughout.
+inline LargeDocument largeDocument(int links, int variant)
 {
     using namespace core;
     LoadResult base =
@@ -26,13 +28,24 @@ inline LargeDocument largeDocument(int pins, int variant)
     LargeDocument d;
     d.scenario = *base.scenario;
     d.scenario.name += " (variant " + std::to_string(variant) + ")";
-    for (int i = 0; i < pins; ++i) {
+    for (std::size_t i = 0; i < kMaxPins; ++i) {
         PinnedScenario pin;
         pin.name = "pin " + std::to_string(variant) + "-" + std::to_string(i);
         pin.scenario = d.scenario;
         pin.scenario.name = pin.name;
-        pin.scenario.topology.links.front().distanceKm = 1.0 + i % 100 + variant;
+        pin.scenario.topology.links.front().distanceKm =
+            1.0 + static_cast<double>(i % 100 + static_cast<std::size_t>(variant));
         d.pins.push_back(std::move(pin));
+    }
+    const DciLink first = d.scenario.topology.links.front();
+    Id next = 0;
+    for (const DciLink& l : d.scenario.topology.links)
+        next = std::max(next, l.id + 1);
+    for (int i = 0; i < links; ++i) {
+        DciLink copy = first;
+        copy.id = next++;
+        copy.distanceKm = 1.0 + i % 100 + variant;
+        d.scenario.topology.links.push_back(copy);
     }
     return d;
 }

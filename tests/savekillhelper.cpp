@@ -1,6 +1,6 @@
 // Helper of test_atomicsave: saves a very large document through Document::save, over and over,
 // alternating two variants, until it is killed.
-//   save_kill_helper TARGET PINS
+//   save_kill_helper TARGET LINKS
 // Prints "ready" once the scenarios are built (saving starts right after) and "saved N" after
 // each save returned.
 #include "document.h"
@@ -17,9 +17,9 @@ int main(int argc, char** argv)
     if (args.size() != 3)
         return 2;
     const QString target = args[1];
-    const int pins = args[2].toInt();
-    const tests::LargeDocument variants[2] = {tests::largeDocument(pins, 0),
-                                              tests::largeDocument(pins, 1)};
+    const int links = args[2].toInt();
+    const tests::LargeDocument variants[2] = {tests::largeDocument(links, 0),
+                                              tests::largeDocument(links, 1)};
     app::Document document;
     QTextStream out(stdout);
     out << "ready" << Qt::endl;

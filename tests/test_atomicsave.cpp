@@ -19,7 +19,7 @@ namespace {
 
 // Tens of MB once saved: serialising and writing take a good fraction of a second, so the
 // kills below land in every phase of a save.
-constexpr int kPins = 5'000;
+constexpr int kLinks = 60'000;
 
 std::string readAll(const QString& path)
 {
@@ -49,7 +49,7 @@ void TestAtomicSave::killedMidSaveLeavesACompleteFile()
     // The helper alternates variants 0 and 1; the file starts as variant 2.
     std::vector<std::string> versions;
     for (int variant = 0; variant < 3; ++variant) {
-        const tests::LargeDocument d = tests::largeDocument(kPins, variant);
+        const tests::LargeDocument d = tests::largeDocument(kLinks, variant);
         versions.push_back(core::serializeScenario(d.scenario, d.pins));
     }
     QVERIFY2(versions[2].size() > 20u * 1024 * 1024, "the scenario is not large enough");
@@ -61,7 +61,7 @@ void TestAtomicSave::killedMidSaveLeavesACompleteFile()
     }
 
     app::Document document;
-    tests::LargeDocument initial = tests::largeDocument(kPins, 2);
+    tests::LargeDocument initial = tests::largeDocument(kLinks, 2);
     document.reset(std::move(initial.scenario), target, std::move(initial.pins));
     QElapsedTimer timer;
     timer.start();
@@ -77,7 +77,7 @@ void TestAtomicSave::killedMidSaveLeavesACompleteFile()
     for (double fraction : fractions) {
         QProcess helper;
         helper.start(QStringLiteral(ARCHIPELAGO_SAVE_KILL_HELPER),
-                     {target, QString::number(kPins)});
+                     {target, QString::number(kLinks)});
         QVERIFY(helper.waitForStarted());
         QByteArray output;
         while (!output.contains("ready\n")) {

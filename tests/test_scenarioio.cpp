@@ -299,6 +299,18 @@ void TestScenarioIo::malformed_data()
 
     // Types and required keys.
     set("string for a degree", "/parallelism/tp", "\"eight\"", "/parallelism/tp");
+    // Was: names of any length; 1 MB names kept the PDF report busy past 900 s.
+    set("name too long", "/name", '"' + QByteArray(1025, 'n') + '"', "/name");
+    set("datacenter name too long", "/topology/datacenters/0/name",
+        '"' + QByteArray(100'000, 'd') + '"', "/topology/datacenters/0/name");
+    {
+        QByteArray many = "[";
+        for (int i = 0; i <= 100; ++i)
+            many += QByteArray(i > 0 ? "," : "") + R"({"name": "p", "scenario": {}})";
+        set("too many pins", "/pins", many + "]", "/pins");
+    }
+    set("description too long", "/description", '"' + QByteArray(16 * 1024 + 1, 't') + '"',
+        "/description");
     set("array for an object", "/workload", "[]", "/workload");
     set("number for a string", "/topology/datacenters/0/accelerator", "42",
         "/topology/datacenters/0/accelerator");

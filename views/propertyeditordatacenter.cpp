@@ -2,6 +2,7 @@
 
 #include "evaluation/costmodel.h"
 #include "format.h"
+#include "model/scenariolimits.h"
 
 #include <QFormLayout>
 #include <QLabel>
@@ -31,6 +32,7 @@ void DatacenterEditor::buildGeneral()
 {
     QFormLayout* form = addSection(tr("Datacenter"));
     m_name = new TextField;
+    m_name->setMaxLength(core::kMaxNameChars); // what the reader takes back
     m_nameRow = addField(form, tr("Name"), m_name, tr("Name of the building (free text)."));
     connect(m_name, &TextField::committed, this, [this](const QString& name) {
         editDatacenters(m_nameRow, [&](core::Datacenter& dc) { dc.name = name.toStdString(); });
@@ -129,6 +131,7 @@ void DatacenterEditor::buildPods()
         loadPods();
     });
     m_podName = new TextField;
+    m_podName->setMaxLength(core::kMaxNameChars); // what the reader takes back
     m_podNameRow = addField(form, tr("Name"), m_podName, tr("Name of the pod (free text)."));
     connect(m_podName, &TextField::committed, this, [this](const QString& name) {
         editPods(m_podNameRow, [&](core::Pod& pod) { pod.name = name.toStdString(); });

@@ -1,6 +1,7 @@
 #include "propertyeditorscenario.h"
 
 #include "format.h"
+#include "model/scenariolimits.h"
 
 #include <QFormLayout>
 #include <QLabel>
@@ -39,6 +40,7 @@ ScenarioEditor::ScenarioEditor(EditSink* sink, QWidget* parent)
 {
     QFormLayout* form = addSection(tr("Scenario"));
     m_name = new TextField;
+    m_name->setMaxLength(core::kMaxNameChars); // what the reader takes back
     m_nameRow = addField(form, tr("Name"), m_name,
                          tr("Name of the scenario, shown in the title bar, reports and pins."));
     m_nameRow->setPointers({QStringLiteral("/name")});

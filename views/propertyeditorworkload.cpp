@@ -2,6 +2,7 @@
 
 #include "format.h"
 #include "model/modelshapes.h"
+#include "model/scenariolimits.h"
 
 #include <QFormLayout>
 #include <QLabel>
@@ -50,6 +51,7 @@ WorkloadEditor::WorkloadEditor(EditSink* sink, QWidget* parent)
             loadValues(); // "Custom" is what any other shape is: nothing to apply
     });
     m_name = new TextField;
+    m_name->setMaxLength(core::kMaxNameChars); // what the reader takes back
     FieldRow* nameRow = addField(model, tr("Name"), m_name, tr("Name of the model (free text)."));
     nameRow->setPointers({QStringLiteral("/workload/name")});
     connect(m_name, &TextField::committed, this, [this, nameRow](const QString& name) {

@@ -54,7 +54,7 @@ bool parseArguments(const QApplication& application, Arguments& arguments)
         QStringLiteral("file"));
     const QCommandLineOption size(QStringLiteral("size"),
                                   QStringLiteral("Window size for --screenshot (default "
-                                                 "1600x1000)."),
+                                                 "1600x1000; each side 320..8192)."),
                                   QStringLiteral("WxH"), QStringLiteral("1600x1000"));
     const QCommandLineOption tab(QStringLiteral("tab"),
                                  QStringLiteral("Central tab to show: topology (default), layout "
@@ -90,6 +90,18 @@ bool parseArguments(const QApplication& application, Arguments& arguments)
         return false;
     }
     arguments.screenshot.size = QSize(match.captured(1).toInt(), match.captured(2).toInt());
+    // An 8K frame is the most a screenshot needs; 40000x40000 crashed rendering (a 6.4 GB image).
+    constexpr int kMinSide = 320, kMaxSide = 8192;
+    if (arguments.screenshot.size.width() < kMinSide ||
+        arguments.screenshot.size.height() < kMinSide ||
+        arguments.screenshot.size.width() > kMaxSide ||
+        arguments.screenshot.size.height() > kMaxSide) {
+        printError(QStringLiteral("--size expects each side in %1..%2 pixels, got “%3”")
+                       .arg(kMinSide)
+                       .arg(kMaxSide)
+                       .arg(parser.value(size)));
+        return false;
+    }
     if (parser.isSet(theme)) {
         arguments.theme = themeFromName(parser.value(theme));
         if (!arguments.theme) {

@@ -2,6 +2,7 @@
 
 #include "document.h"
 #include "edittext.h"
+#include "model/scenariolimits.h"
 #include "movedatacenters.h"
 #include "pincommands.h"
 #include "placementrepair.h"
@@ -233,6 +234,12 @@ QColor EditController::pinColor(const core::PinnedScenario& pin, int index)
 void EditController::pin(const core::Scenario& scenario, QString name, QColor color)
 {
     const std::vector<core::PinnedScenario>& pins = m_document->pins();
+    // As many as the reader takes back (model/scenariolimits.h).
+    if (pins.size() >= core::kMaxPins) {
+        refuse(tr("At most %1 pins: remove one first, or compare more designs with a sweep")
+                   .arg(core::kMaxPins));
+        return;
+    }
     auto used = [&pins](const std::string& text, bool byColor) {
         return std::any_of(pins.begin(), pins.end(), [&](const core::PinnedScenario& p) {
             return (byColor ? p.color : p.name) == text;
@@ -266,9 +273,11 @@ void EditController::removePin(int index)
 
 void EditController::renamePin(int index, const QString& name)
 {
-    if (index >= 0 && !name.trimmed().isEmpty())
-        m_document->undoStack()->push(new RenamePin(m_document, static_cast<std::size_t>(index),
-                                                    name.trimmed().toStdString()));
+    // At most what the reader takes back (model/scenariolimits.h).
+    const QString trimmed = name.trimmed().left(core::kMaxNameChars);
+    if (index >= 0 && !trimmed.isEmpty())
+        m_document->undoStack()->push(
+            new RenamePin(m_document, static_cast<std::size_t>(index), trimmed.toStdString()));
 }
 
 bool EditController::restorePin(int index)

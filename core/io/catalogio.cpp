@@ -24,7 +24,7 @@ inline constexpr int kCatalogVersion = 1;
 
 void readAccelerator(ObjectReader& r, AcceleratorSpec& a)
 {
-    r.string(keys::kName, a.name, kReq);
+    r.string(keys::kName, a.name, kReq, kMaxNameBytes);
     r.string(keys::kGeneration, a.generation);
     r.number("peak_tflops_bf16", a.peakTflopsBf16, kReq, kPeakTflops);
     r.number("peak_tflops_fp8", a.peakTflopsFp8, kOpt, kPeakTflopsOptional);
@@ -56,7 +56,7 @@ void readAccelerator(ObjectReader& r, AcceleratorSpec& a)
 
 void readNic(ObjectReader& r, NicSpec& n)
 {
-    r.string(keys::kName, n.name, kReq);
+    r.string(keys::kName, n.name, kReq, kMaxNameBytes);
     r.number(keys::kGbps, n.gbps, kReq, kPortGbps);
     r.number(keys::kWatts, n.watts, kOpt, kWatts);
     r.number(keys::kPriceUsd, n.priceUsd, kOpt, kPriceUsd);
@@ -65,7 +65,7 @@ void readNic(ObjectReader& r, NicSpec& n)
 
 void readSwitch(ObjectReader& r, SwitchSpec& s)
 {
-    r.string(keys::kName, s.name, kReq);
+    r.string(keys::kName, s.name, kReq, kMaxNameBytes);
     if (r.integer(keys::kRadix, s.radix, kReq, kRadix) && s.radix % 2 != 0)
         r.error(keys::kRadix,
                 "expected " + std::string(kRadix.expected) + ", got " + std::to_string(s.radix));
@@ -77,7 +77,7 @@ void readSwitch(ObjectReader& r, SwitchSpec& s)
 
 void readOptic(ObjectReader& r, OpticSpec& o)
 {
-    r.string(keys::kName, o.name, kReq);
+    r.string(keys::kName, o.name, kReq, kMaxNameBytes);
     r.enumeration(keys::kReach, o.reach, opticReachFromString,
                   "dac | aoc | sr | dr | fr | lr | zr | zr+", kReq);
     r.number(keys::kGbps, o.gbps, kReq, kPortGbps);
@@ -90,7 +90,7 @@ void readOptic(ObjectReader& r, OpticSpec& o)
 
 void readLineSystem(ObjectReader& r, LineSystemSpec& l)
 {
-    r.string(keys::kName, l.name, kReq);
+    r.string(keys::kName, l.name, kReq, kMaxNameBytes);
     r.number(keys::kAmplifierSpacingKm, l.amplifierSpacingKm, kOpt, kAmplifierSpacingKm);
     r.number(keys::kAmplifierPriceUsd, l.amplifierPriceUsd, kOpt, kPriceUsd);
     r.number(keys::kAmplifierWatts, l.amplifierWatts, kOpt, kWatts);

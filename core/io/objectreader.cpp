@@ -116,13 +116,18 @@ bool ObjectReader::boolean(std::string_view key, bool& out, Need need)
     return true;
 }
 
-bool ObjectReader::string(std::string_view key, std::string& out, Need need)
+bool ObjectReader::string(std::string_view key, std::string& out, Need need, std::size_t maxBytes)
 {
     const Json* v = find(key, need, "a string");
     if (!v)
         return false;
     if (!v->is_string()) {
         error(key, typeError("a string", *v));
+        return false;
+    }
+    if (const std::size_t bytes = v->get_ref<const std::string&>().size(); bytes > maxBytes) {
+        error(key, "expected a string of at most " + std::to_string(maxBytes) + " bytes, got " +
+                       std::to_string(bytes));
         return false;
     }
     out = v->get<std::string>();

@@ -49,7 +49,9 @@ public:
     bool integer(std::string_view key, int& out, Need need, const limits::IntLimit& limit);
     bool number(std::string_view key, double& out, Need need, const limits::NumberLimit& limit);
     bool boolean(std::string_view key, bool& out, Need need = Need::Optional);
-    bool string(std::string_view key, std::string& out, Need need = Need::Optional);
+    // A string of at most `maxBytes` bytes (kMaxTextBytes; names pass kMaxNameBytes).
+    bool string(std::string_view key, std::string& out, Need need = Need::Optional,
+                std::size_t maxBytes = kMaxTextBytes);
 
     template <typename E>
     bool enumeration(std::string_view key, E& out,

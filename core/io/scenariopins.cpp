@@ -27,9 +27,15 @@ bool isHexColor(const std::string& text)
 
 void readPins(ObjectReader& root, std::vector<PinnedScenario>& out)
 {
+    if (const Json* pins = root.find(keys::kPins, Need::Optional, "an array");
+        pins && pins->is_array() && pins->size() > kMaxPins) {
+        root.error(keys::kPins, "expected at most " + std::to_string(kMaxPins) + " pins, got " +
+                                    std::to_string(pins->size()));
+        return;
+    }
     root.objects(keys::kPins, Need::Optional, [&](ObjectReader& r) {
         PinnedScenario& pin = out.emplace_back();
-        r.string(keys::kName, pin.name, Need::Required);
+        r.string(keys::kName, pin.name, Need::Required, kMaxNameBytes);
         if (r.string(keys::kColor, pin.color) && !pin.color.empty() && !isHexColor(pin.color))
             r.error(keys::kColor, "expected a colour \"#rrggbb\", got \"" + pin.color + "\"");
         r.object(keys::kScenario, Need::Required,

@@ -44,7 +44,7 @@ void readFabric(ObjectReader& r, Fabric& f)
 void readPod(ObjectReader& r, Pod& pod)
 {
     r.integer(keys::kId, pod.id, kReq, kId.expected);
-    r.string(keys::kName, pod.name);
+    r.string(keys::kName, pod.name, Need::Optional, kMaxNameBytes);
     r.integer(keys::kCount, pod.count, kReq);
     r.integer(keys::kDomainsPerPod, pod.domainsPerPod, kReq);
     r.integer(keys::kGpusPerDomain, pod.gpusPerDomain, kReq);
@@ -53,7 +53,7 @@ void readPod(ObjectReader& r, Pod& pod)
 void readDatacenter(ObjectReader& r, Datacenter& dc)
 {
     r.integer(keys::kId, dc.id, kReq, kId.expected);
-    r.string(keys::kName, dc.name);
+    r.string(keys::kName, dc.name, Need::Optional, kMaxNameBytes);
     r.integer(keys::kRegion, dc.regionId, kOpt, kId.expected);
     r.string(keys::kAccelerator, dc.accelerator, kReq);
     readPosition(r, dc);
@@ -95,7 +95,7 @@ void readTopology(ObjectReader& r, Topology& t)
     r.objects(keys::kRegions, kOpt, [&](ObjectReader& o) {
         Region& region = t.regions.emplace_back();
         o.integer(keys::kId, region.id, kReq, kId.expected);
-        o.string(keys::kName, region.name);
+        o.string(keys::kName, region.name, Need::Optional, kMaxNameBytes);
     });
     r.objects(keys::kDatacenters, kReq,
               [&](ObjectReader& o) { readDatacenter(o, t.datacenters.emplace_back()); });
@@ -134,7 +134,7 @@ void readAttention(ObjectReader& r, MlaConfig& mla)
 
 void readWorkload(ObjectReader& r, Workload& w)
 {
-    r.string(keys::kName, w.name);
+    r.string(keys::kName, w.name, Need::Optional, kMaxNameBytes);
     r.integer(keys::kLayers, w.layers, kReq, kLayers.expected);
     r.integer(keys::kHidden, w.hidden, kReq);
     r.integer(keys::kHeads, w.heads, kReq);
@@ -242,7 +242,7 @@ void readSchedule(ObjectReader& r, Schedule& s)
 
 void readScenario(ObjectReader& root, Scenario& out)
 {
-    root.string(keys::kName, out.name);
+    root.string(keys::kName, out.name, Need::Optional, kMaxNameBytes);
     root.string(keys::kDescription, out.description);
     root.object(keys::kCatalog, kOpt,
                 [&](ObjectReader& r) { readCatalog(r, out.catalogOverrides); });

@@ -13,6 +13,16 @@ namespace archipelago::core {
 inline constexpr std::int64_t kMaxGpus = 100'000'000;
 inline constexpr int kMaxObjects = 100'000; // datacenters, pods, links, shards, ...
 inline constexpr std::size_t kMaxFileBytes = 64u * 1024u * 1024u;
+// A name (of a datacenter, pod, region, link, catalog entry, pin, the scenario) is a label the
+// window, the tables and the report draw on one line; any text (a description, a source) is a
+// paragraph. Beyond these, a report laid out 1 MB names for over 900 s. The window lets a name
+// be typed to kMaxNameChars UTF-16 units, which UTF-8 holds in at most kMaxNameBytes.
+inline constexpr std::size_t kMaxNameBytes = 1024;
+inline constexpr std::size_t kMaxTextBytes = 16 * 1024;
+inline constexpr int kMaxNameChars = 256;
+// Pins are evaluated when a file opens and compared side by side: 2,000 took 19.5 s to open and
+// 1.1 GB on the Explore tab. A comparison of more than this many designs is a sweep's job.
+inline constexpr std::size_t kMaxPins = 100;
 
 } // namespace archipelago::core
 
