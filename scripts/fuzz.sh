@@ -4,7 +4,8 @@
 #   scripts/fuzz.sh [SECONDS]        (default 60)
 # The corpora live in build/fuzz/corpus/<target> and grow from run to run; they are seeded from
 # the presets, the catalog, the published runs (../shared/validation/v2 is copied at run time,
-# never committed) and real `sweep --shard` outputs (tests/data/sweep-shards). A crash, a sanitizer report, a leak, a timeout or running out of memory
+# never committed), real `sweep --shard` outputs (tests/data/sweep-shards) and saved sweeps
+# (tests/data/saved-sweeps). A crash, a sanitizer report, a leak, a timeout or running out of memory
 # fails the script; the input that caused it is left in build/fuzz/findings/ (to replay it:
 # build/fuzz/tests/fuzz/fuzz_<reader> FILE). A finding becomes a file in
 # tests/data/fuzz-regressions/, which test_fuzzregressions reads with every reader.
@@ -41,10 +42,12 @@ seed fuzz_publishedruns "$here"/../shared/validation/v2/*.json "$here"/tests/dat
 seed fuzz_catalog "$here"/resources/catalog.json
 seed fuzz_space "$here"/tests/data/spaces/*.json
 seed fuzz_merge "$here"/tests/data/sweep-shards/*.json
+seed fuzz_savedsweep "$here"/tests/data/saved-sweeps/*.json
 
 mkdir -p "$build/findings"
 failed=()
-for target in fuzz_scenario fuzz_publishedruns fuzz_catalog fuzz_space fuzz_merge; do
+for target in fuzz_scenario fuzz_publishedruns fuzz_catalog fuzz_space fuzz_merge \
+    fuzz_savedsweep; do
   echo "== $target: ${seconds} s"
   if ! "$build/tests/fuzz/$target" "$build/corpus/$target" \
       -dict="$here/tests/fuzz/json.dict" -max_total_time="$seconds" -max_len="$max_len" \

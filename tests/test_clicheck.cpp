@@ -129,6 +129,7 @@ private slots:
     void extremeFiguresNeverEvaluateToNonFinite_data();
     void extremeFiguresNeverEvaluateToNonFinite();
     void degreeProductOverflowIsReported();
+    void unreadableSavedSweepIsInvalid();
 
 private:
     std::string write(const QString& name, const QByteArray& contents);
@@ -384,6 +385,20 @@ void TestCliCheck::degreeProductOverflowIsReported()
                           "2147483647*2147483647*2147483647*2147483647 (more than 2^63), got 8192"),
              qPrintable(err));
     QVERIFY2(!err.contains("= -"), qPrintable(err));
+}
+
+void TestCliCheck::unreadableSavedSweepIsInvalid()
+{
+    // Was: "ok" for a file whose saved sweep the window could not read and `report` refused.
+    core::Scenario s = tests::multiDcScenario();
+    s.explore = R"({"space": 7})";
+    const std::string file =
+        write("bad-sweep.json", QByteArray::fromStdString(core::serializeScenario(s)));
+    const Run run = check({file});
+    QCOMPARE(run.exitCode, cli::kExitInvalidInput);
+    QVERIFY(run.out.isEmpty());
+    QVERIFY2(run.err.join('\n').contains(QString::fromStdString(file) + ": /explore"),
+             qPrintable(run.err.join('\n')));
 }
 
 QTEST_GUILESS_MAIN(TestCliCheck)

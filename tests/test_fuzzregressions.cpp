@@ -3,6 +3,8 @@
 // Under the asan preset any memory error or undefined behaviour fails this test.
 #include "explore/sweep.h"
 #include "explore/sweepmerge.h"
+#include "explore/sweepsave.h"
+#include "model/scenariotemplates.h"
 #include "io/jsondocument.h"
 #include "io/scenarioio.h"
 #include "validation/publishedruns.h"
@@ -76,6 +78,11 @@ void TestFuzzRegressions::readersReturn()
             QVERIFY(r.merged.has_value() || !r.errors.empty());
         }
     }
+    // The reader of a scenario's saved sweep (its explore section).
+    static const core::Scenario base = core::minimalScenario();
+    core::DiagnosticSink saved("regression.json");
+    if (!core::readSavedSweep(text, base, saved))
+        QVERIFY(saved.hasErrors());
 }
 
 QTEST_GUILESS_MAIN(TestFuzzRegressions)

@@ -3,6 +3,7 @@
 // warnings on stderr, so that `check ... >/dev/null` shows exactly what needs attention.
 #include "cli.h"
 
+#include "explore/sweepsave.h"
 #include "io/scenarioio.h"
 
 #include <ostream>
@@ -46,7 +47,17 @@ int runCheck(const std::vector<std::string>& args, std::ostream& out, std::ostre
             err << d.toString() << '\n';
         for (const core::Diagnostic& d : result.warnings)
             err << d.toString() << '\n';
-        if (result.ok())
+        // The saved sweep is read as the window and `report` read it: one reader, one verdict.
+        bool ok = result.ok();
+        if (ok && !result.scenario->explore.empty()) {
+            core::DiagnosticSink sink(file);
+            if (!core::readSavedSweep(result.scenario->explore, *result.scenario, sink)) {
+                for (const core::Diagnostic& d : sink.takeErrors())
+                    err << d.toString() << '\n';
+                ok = false;
+            }
+        }
+        if (ok)
             out << core::displayText(file) << ": ok\n";
         else
             exitCode = kExitInvalidInput;
