@@ -25,6 +25,8 @@
 
 #include <sstream>
 
+#include <sys/stat.h>
+
 using namespace archipelago;
 
 namespace {
@@ -283,6 +285,22 @@ private slots:
         QVERIFY(html.contains(QStringLiteral("tp 8 pp 32 zb-h2")));
         // Three fronts besides the five drawings.
         QVERIFY(html.count(QStringLiteral("<svg")) >= 8);
+    }
+
+    // Was: `report -o` with a name that is not UTF-8 wrote to another name (a QString round
+    // trip replaced the byte); `-o -` wrote a file named "-".
+    void outputNameBytesAndStdout()
+    {
+        std::string name = m_dir.path().toStdString() + "/caf\xe9-report.html"; // Latin-1 é
+        std::ostringstream out, err;
+        QCOMPARE(report::runReport({kPreset.toStdString(), "-o", name}, out, err), 0);
+        struct stat st
+        {};
+        QVERIFY2(::stat(name.c_str(), &st) == 0, err.str().c_str());
+        std::ostringstream pdf, err2;
+        QCOMPARE(report::runReport({kPreset.toStdString(), "-o", "-"}, pdf, err2), 0);
+        QVERIFY(pdf.str().starts_with("%PDF"));
+        QVERIFY(!QFile::exists(QStringLiteral("-")));
     }
 
     // Was: `report --sweep` took another scenario's sweep and presented it as this scenario's
