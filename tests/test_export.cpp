@@ -3,6 +3,7 @@
 // to the last bit, quotes what needs quoting, and a bad command line exits 2. Also the atomic
 // writer the exports use (io/textfile.h) and `--version`.
 #include "cli.h"
+#include "clirun.h"
 #include "evaluation/costmodel.h"
 #include "explore/sweepcsv.h"
 #include "io/csv.h"
@@ -93,30 +94,12 @@ std::optional<Records> readCsv(const std::string& text)
     return records;
 }
 
-struct Run
-{
-    int exitCode = -1;
-    std::string out;
-    std::string err;
-};
-
-Run runCli(const std::vector<std::string>& args)
-{
-    std::ostringstream out, err;
-    Run run;
-    run.exitCode = cli::run(args, out, err);
-    run.out = out.str();
-    run.err = err.str();
-    return run;
-}
+using Run = tests::CliRun;
+using tests::runCli;
 
 std::string preset(const char* name)
 {
-    // Appended, not operator+: GCC 12 reports a false -Warray-bounds in the inlined
-    // std::string concatenation once the tests share a precompiled header.
-    std::string path = ARCHIPELAGO_SOURCE_DIR "/presets/";
-    path += name;
-    return path;
+    return tests::presetPath(name);
 }
 
 // `cell` holds `value` exactly: a number reads back to the same double (no rounding, no

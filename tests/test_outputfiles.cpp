@@ -6,6 +6,7 @@
 // is a reproduction of a defect a robustness trial found. And an interrupted sweep keeps what it
 // found.
 #include "cli.h"
+#include "clirun.h"
 #include "io/csv.h"
 #include "io/textfile.h"
 #include "shardoption.h"
@@ -33,28 +34,12 @@ using namespace archipelago;
 
 namespace {
 
-struct Run
-{
-    int exitCode = -1;
-    std::string out;
-    std::string err;
-};
-
-Run runCli(const std::vector<std::string>& args)
-{
-    std::ostringstream out, err;
-    Run run;
-    run.exitCode = cli::run(args, out, err);
-    run.out = out.str();
-    run.err = err.str();
-    return run;
-}
+using Run = tests::CliRun;
+using tests::runCli;
 
 std::string preset(const char* name)
 {
-    std::string path = ARCHIPELAGO_SOURCE_DIR "/presets/";
-    path += name;
-    return path;
+    return tests::presetPath(name);
 }
 
 std::string slurp(const std::string& path)
