@@ -86,22 +86,33 @@ std::optional<std::string> readTextFile(const std::string& path, DiagnosticSink&
 
 namespace {
 
-// Writes all of `text` to `fd`, retrying short writes and EINTR; 0 or the errno.
-int writeAll(int fd, std::string_view text)
+// Writes all of `text` to `fd` (retrying short writes and EINTR), flushes it to disk when
+// `sync`, and closes it; 0 or the first errno.
+int writeAndClose(int fd, std::string_view text, bool sync)
 {
+    int failure = 0;
     const char* next = text.data();
     std::size_t left = text.size();
-    while (left > 0) {
+    while (left > 0 && failure == 0) {
         const ssize_t n = ::write(fd, next, left);
         if (n < 0) {
-            if (errno == EINTR)
-                continue;
-            return errno;
+            if (errno != EINTR)
+                failure = errno;
+            continue;
         }
         next += n;
         left -= static_cast<std::size_t>(n);
     }
-    return 0;
+    if (failure == 0 && sync && ::fsync(fd) != 0)
+        failure = errno;
+    if (::close(fd) != 0 && failure == 0)
+        failure = errno;
+    return failure;
+}
+
+std::string errnoText(int code)
+{
+    return std::error_code(code, std::generic_category()).message();
 }
 
 // A character device (/dev/null, /dev/stdout, a terminal) or a named pipe: written through,
@@ -113,16 +124,14 @@ bool writeThrough(const std::string& path, bool fifo, std::string_view text, std
     if (fd < 0) {
         const int code = errno;
         error = fifo && code == ENXIO ? std::string("a named pipe that no process reads")
-                                      : std::error_code(code, std::generic_category()).message();
+                                      : errnoText(code);
         return false;
     }
     if (fifo)
         ::fcntl(fd, F_SETFL, ::fcntl(fd, F_GETFL) & ~O_NONBLOCK);
-    int failure = writeAll(fd, text);
-    if (::close(fd) != 0 && failure == 0)
-        failure = errno;
+    const int failure = writeAndClose(fd, text, false);
     if (failure != 0)
-        error = std::error_code(failure, std::generic_category()).message();
+        error = errnoText(failure);
     return failure == 0;
 }
 
@@ -133,16 +142,12 @@ bool writeInPlace(const std::string& path, std::string_view text, std::string& e
 {
     const int fd = ::open(path.c_str(), O_WRONLY | O_TRUNC | O_CLOEXEC);
     if (fd < 0) {
-        error = std::error_code(errno, std::generic_category()).message();
+        error = errnoText(errno);
         return false;
     }
-    int failure = writeAll(fd, text);
-    if (failure == 0 && ::fsync(fd) != 0)
-        failure = errno;
-    if (::close(fd) != 0 && failure == 0)
-        failure = errno;
+    const int failure = writeAndClose(fd, text, true);
     if (failure != 0)
-        error = std::error_code(failure, std::generic_category()).message();
+        error = errnoText(failure);
     return failure == 0;
 }
 
@@ -151,7 +156,7 @@ bool writeInPlace(const std::string& path, std::string_view text, std::string& e
 bool writeTextFileAtomically(const std::string& given, std::string_view text, std::string& error)
 {
     const auto why = [&error](int code, const std::string& what = {}) {
-        error = what + std::error_code(code, std::generic_category()).message();
+        error = what + errnoText(code);
         return false;
     };
     const auto refuse = [&error](const std::string& what) {
@@ -228,11 +233,9 @@ bool writeTextFileAtomically(const std::string& given, std::string_view text, st
             failure = errno;
     }
     if (failure == 0)
-        failure = writeAll(fd, text);
-    if (failure == 0 && ::fsync(fd) != 0)
-        failure = errno;
-    if (::close(fd) != 0 && failure == 0)
-        failure = errno;
+        failure = writeAndClose(fd, text, true);
+    else
+        ::close(fd);
     if (failure == 0 && ::rename(temp.c_str(), path.c_str()) != 0)
         failure = errno;
     if (failure != 0) {
