@@ -6,7 +6,6 @@
 #include "model/scheduletraits.h"
 
 #include <algorithm>
-#include <set>
 
 namespace archipelago::core {
 
@@ -319,47 +318,6 @@ std::optional<SearchSpace> parseSearchSpace(std::string_view text, const Scenari
     if (!parseJsonDocument(text, doc, sink))
         return std::nullopt;
     SearchSpace s = defaultSearchSpace(base);
-    // A file with keys but none of a space's is another kind of file (a sweep's output, a
-    // scenario): refused, not run as the default space under a page of "unknown key" warnings.
-    if (doc.is_object() && !doc.empty()) {
-        static const std::set<std::string> known = {spacekeys::kDciTransport,
-                                                    spacekeys::kWavelengths,
-                                                    spacekeys::kNcclChannels,
-                                                    spacekeys::kFabric,
-                                                    spacekeys::kTp,
-                                                    spacekeys::kCp,
-                                                    spacekeys::kPp,
-                                                    spacekeys::kEp,
-                                                    spacekeys::kBoundary,
-                                                    spacekeys::kStageSplit,
-                                                    spacekeys::kRankOrder,
-                                                    spacekeys::kDp,
-                                                    spacekeys::kSequenceParallel,
-                                                    spacekeys::kVirtualStages,
-                                                    spacekeys::kMicroBatch,
-                                                    spacekeys::kSchedule,
-                                                    spacekeys::kExtraInFlight,
-                                                    spacekeys::kRecompute,
-                                                    spacekeys::kZeroStage,
-                                                    spacekeys::kDistributedOptimizer,
-                                                    spacekeys::kCapexBudget,
-                                                    spacekeys::kPowerBudget,
-                                                    spacekeys::kDciCapacityMin,
-                                                    spacekeys::kMaxDciUtilisation,
-                                                    spacekeys::kMaxGpusPerDatacenter,
-                                                    spacekeys::kGlobalBatch};
-        bool any = false;
-        for (const auto& item : doc.items())
-            any = any || known.count(item.key()) > 0;
-        if (!any) {
-            sink.error("", doc.contains("top_by_objective")
-                               ? "a sweep's output, not a search space (give it to report "
-                                 "--sweep or merge)"
-                               : "no key of a search space (tp, pp, dp, schedule, ... as "
-                                 "docs/explore.md lists them): not a search space file");
-            return std::nullopt;
-        }
-    }
     {
         ObjectReader r(doc, "", sink);
         if (!r.valid())
@@ -493,6 +451,14 @@ std::optional<SearchSpace> parseSearchSpace(std::string_view text, const Scenari
             s.maxDciUtilisation = budget;
         readGpuCaps(r, base, s.maxGpusPerDatacenter);
         readBatchRange(r, s.globalBatch);
+        // A file with keys but none of a space's is another kind of file (a sweep's output, a
+        // scenario): refused, not run as the default space.
+        if (r.valid() && !doc.empty() && !r.holdsKnownKey())
+            sink.error("", doc.contains("top_by_objective")
+                               ? "a sweep's output, not a search space (give it to report "
+                                 "--sweep or merge)"
+                               : "no key of a search space (tp, pp, dp, schedule, ... as "
+                                 "docs/explore.md lists them): not a search space file");
     }
     if (!sink.hasErrors() && spacePoints(s) > kMaxSpacePoints)
         sink.error("", "the space holds more than " + std::to_string(kMaxSpacePoints) +

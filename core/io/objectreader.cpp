@@ -45,6 +45,13 @@ ObjectReader::~ObjectReader()
                                       " more unknown keys (ignored)");
 }
 
+bool ObjectReader::holdsKnownKey() const
+{
+    return m_object && std::any_of(m_seen.begin(), m_seen.end(), [this](const std::string& key) {
+               return m_object->contains(key);
+           });
+}
+
 void ObjectReader::error(std::string_view key, std::string message)
 {
     m_sink.error(pointerOf(key), std::move(message));

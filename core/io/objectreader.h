@@ -38,6 +38,8 @@ public:
     const Json* find(std::string_view key, Need need, std::string_view expected);
     // Marks a key as known without reading it.
     void skip(std::string_view key) { m_seen.emplace_back(key); }
+    // Whether the object holds a key read so far (a file of another kind holds none).
+    bool holdsKnownKey() const;
 
     // Each returns true when the key was present and of the right type (then `out` is set).
     bool integer(std::string_view key, int& out, Need need,
