@@ -58,9 +58,8 @@ QString Autosave::pathFor(const QString& fileName, int index)
     return folder + QLatin1Char('/') + key + suffix + QStringLiteral(".json");
 }
 
-QStringList Autosave::recoverablePaths(const QString& fileName)
+QString Autosave::recoverablePath(const QString& fileName)
 {
-    QStringList copies;
     const QFileInfo original(fileName);
     for (int i = 0; i < kMaxCopies; ++i) {
         const QFileInfo copy(pathFor(fileName, i));
@@ -70,18 +69,10 @@ QStringList Autosave::recoverablePaths(const QString& fileName)
             copy.lastModified() <= original.lastModified())
             continue;
         // A live window's copy is its work in progress, not a crash's leftover.
-        const std::unique_ptr<QLockFile> lock = lockFor(copy.filePath());
-        if (!lock->tryLock(0))
-            continue;
-        copies.append(copy.filePath());
+        if (lockFor(copy.filePath())->tryLock(0))
+            return copy.filePath();
     }
-    return copies;
-}
-
-QString Autosave::recoverablePath(const QString& fileName)
-{
-    const QStringList copies = recoverablePaths(fileName);
-    return copies.isEmpty() ? QString() : copies.front();
+    return {};
 }
 
 void Autosave::claim()

@@ -13,7 +13,6 @@
 
 #include <QObject>
 #include <QString>
-#include <QStringList>
 #include <QTimer>
 
 #include <memory>
@@ -40,9 +39,8 @@ public:
     // Where copy `index` of a document with this file name (empty: untitled) goes; index 0 is
     // the first window's.
     static QString pathFor(const QString& fileName, int index = 0);
-    // The copies of `fileName` a crash left behind: newer than the file (or the file is gone)
-    // and owned by no live window. The first of them, or "".
-    static QStringList recoverablePaths(const QString& fileName);
+    // The first copy of `fileName` a crash left behind: newer than the file (or the file is
+    // gone) and owned by no live window; or "".
     static QString recoverablePath(const QString& fileName);
     // The copy this window writes (its lock held).
     QString path() const { return m_path; }
