@@ -126,16 +126,27 @@ ReportBlock tableBlock(ReportTable table)
 {
     // A review reads a few hundred rows; beyond them (a scenario may hold 100,000 DCI links,
     // which once made a 3,852-page PDF) the table says how many it leaves to the data export.
+    // A last row with marks is the table's total: it stays, after the count.
     constexpr qsizetype kMaxRows = 300;
     if (table.rows.size() > kMaxRows) {
-        const qsizetype hidden = table.rows.size() - (kMaxRows - 1);
-        table.rows.resize(kMaxRows - 1);
-        if (table.marks.size() > table.rows.size())
-            table.marks.resize(table.rows.size());
+        const bool hasTotal =
+            table.marks.size() == table.rows.size() && !table.marks.back().isEmpty();
+        const QStringList total = hasTotal ? table.rows.back() : QStringList();
+        const QList<CellMark> totalMarks = hasTotal ? table.marks.back() : QList<CellMark>();
+        const qsizetype kept = kMaxRows - (hasTotal ? 2 : 1);
+        const qsizetype hidden = table.rows.size() - kept - (hasTotal ? 1 : 0);
+        table.rows.resize(kept);
+        if (table.marks.size() > kept)
+            table.marks.resize(kept);
         QStringList note(std::max<qsizetype>(1, table.headers.size()));
         note.front() = QStringLiteral("… %1 more rows (File > Export Data has them all)")
                            .arg(views::formatCount(static_cast<std::int64_t>(hidden)));
         table.rows.append(note);
+        if (hasTotal) {
+            table.marks.resize(table.rows.size());
+            table.rows.append(total);
+            table.marks.append(totalMarks);
+        }
     }
     ReportBlock b;
     b.kind = ReportBlock::Kind::Table;
