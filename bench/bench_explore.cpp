@@ -18,6 +18,7 @@
 #include <tbb/parallel_for.h>
 
 #include <chrono>
+#include <cstdint>
 #include <cstdlib>
 #include <string>
 
@@ -47,6 +48,39 @@ void benchSweepDefaultPreset(benchmark::State& state)
     }
     state.counters["points_per_s"] = evaluated / seconds;
     state.counters["considered_per_s"] = considered / seconds;
+    state.counters["evaluated"] = evaluated / static_cast<double>(state.iterations());
+}
+
+// The default preset with state.range(0) parallel DCI links between its two buildings (each a
+// copy of the first, with its own id), swept over its default space: what grows with the
+// number of links (issue 23 measured 86 s at 100,000 links; the per-point scenario check and
+// topology comparison each walked every link).
+void benchSweepManyDciLinks(benchmark::State& state)
+{
+    using namespace archipelago::core;
+    const LoadResult load = loadScenarioFile(std::string(ARCHIPELAGO_SOURCE_DIR) +
+                                             "/presets/llama3-405b-two-buildings.json");
+    if (!load.ok() || load.scenario->topology.links.empty()) {
+        state.SkipWithError("cannot load the default preset");
+        return;
+    }
+    Scenario base = *load.scenario;
+    const DciLink first = base.topology.links.front();
+    base.topology.links.clear();
+    for (std::int64_t i = 0; i < state.range(0); ++i) {
+        DciLink link = first;
+        link.id = static_cast<Id>(i);
+        link.wavelengths = 1;
+        base.topology.links.push_back(link);
+    }
+    const Catalog catalog = effectiveCatalog(base);
+    const SearchSpace space = defaultSearchSpace(base);
+    double evaluated = 0.0;
+    for (auto _ : state) {
+        const SweepResult r = runSweep(base, catalog, space);
+        benchmark::DoNotOptimize(r.top);
+        evaluated += static_cast<double>(r.counts.evaluated);
+    }
     state.counters["evaluated"] = evaluated / static_cast<double>(state.iterations());
 }
 
@@ -132,6 +166,12 @@ BENCHMARK_CAPTURE(benchEvaluateRankedPoints, oneBuilding16k, "llama3-405b-16k-h1
     ->Unit(benchmark::kMillisecond)
     ->UseRealTime();
 BENCHMARK(benchSweepDefaultPreset)->Unit(benchmark::kMillisecond)->UseRealTime();
+BENCHMARK(benchSweepManyDciLinks)
+    ->Arg(2)
+    ->Arg(1'000)
+    ->Arg(10'000)
+    ->Unit(benchmark::kMillisecond)
+    ->UseRealTime();
 BENCHMARK(benchSweepMtnlg530b)->Unit(benchmark::kMillisecond)->UseRealTime()->Iterations(1);
 
 BENCHMARK_MAIN();

@@ -9,6 +9,7 @@
 #include "evaluation/costmodel.h"
 #include "explore/memoryestimate.h"
 #include "explore/paretofront.h"
+#include "explore/spaceodometer.h"
 #include "explore/spacereader.h"
 #include "explore/sweep.h"
 #include "explore/sweepjson.h"
@@ -382,6 +383,89 @@ private slots:
                      name.constData());
         }
         QVERIFY(presets >= 7);
+    }
+
+    // A candidate is checked without the rules on its topology alone, which its topology
+    // variant passed once (core::checkScenarioOnCheckedTopology): every error checkScenario
+    // finds is still found. Over every preset and a spread of degrees, micro-batches and
+    // knobs, each with the base's placement unrepaired (so that most break a rule).
+    void candidateCheckFindsEveryErrorOfTheFullCheck()
+    {
+        const auto errorsOf = [](const std::vector<Diagnostic>& all) {
+            std::vector<std::string> out;
+            for (const Diagnostic& d : all)
+                if (d.severity == Diagnostic::Severity::Error)
+                    out.push_back(d.toString());
+            return out;
+        };
+        int failing = 0;
+        int passing = 0;
+        for (const auto& entry :
+             std::filesystem::directory_iterator(std::string(ARCHIPELAGO_SOURCE_DIR "/presets"))) {
+            if (entry.path().extension() != ".json")
+                continue;
+            const Scenario base = loadPreset(entry.path().string());
+            const Catalog catalog = effectiveCatalog(base);
+            QVERIFY(errorsOf(checkTopology(base.topology, catalog)).empty());
+            const SearchSpace space = mediumSpace(base);
+            const SpaceOdometer odometer(space);
+            const std::uint64_t step = std::max<std::uint64_t>(1, odometer.size() / 400);
+            for (std::uint64_t i = 0; i < odometer.size(); i += step) {
+                const Scenario sc = applyPoint(base, odometer.at(i), base.placement);
+                const std::vector<std::string> full = errorsOf(checkScenario(sc, catalog));
+                QCOMPARE(errorsOf(checkScenarioOnCheckedTopology(sc, catalog)), full);
+                ++(full.empty() ? passing : failing);
+            }
+        }
+        QVERIFY(failing > 100);
+        QVERIFY(passing > 10);
+        // The rules it skips are the topology's own: a self-loop and a datacenter cut off.
+        Scenario broken = loadPreset(presetPath("llama3-405b-two-buildings.json"));
+        broken.topology.links.front().b = broken.topology.links.front().a;
+        const Catalog catalog = effectiveCatalog(broken);
+        QVERIFY(!errorsOf(checkTopology(broken.topology, catalog)).empty());
+        QVERIFY(!errorsOf(checkScenario(broken, catalog)).empty());
+        QVERIFY(errorsOf(checkScenarioOnCheckedTopology(broken, catalog)).empty());
+    }
+
+    // A sweep's worker holds one topology variant's scenario and model for a run of points
+    // (EvaluationWorkspace::holdTopology): with many parallel DCI links, several variants and
+    // small batches on two threads (so that workers hop between variants), every ranked point
+    // has the figures of its own scenario evaluated alone.
+    void everyPointIsEvaluatedOnItsOwnTopologyVariant()
+    {
+        Scenario base = loadPreset(presetPath("llama3-405b-two-buildings.json"));
+        const DciLink first = base.topology.links.front();
+        base.topology.links.clear();
+        for (int i = 0; i < 2'000; ++i) {
+            DciLink link = first;
+            link.id = i;
+            link.wavelengths = 1 + i % 2;
+            base.topology.links.push_back(link);
+        }
+        const Catalog catalog = effectiveCatalog(base);
+        SearchSpace space = acrossSpace(base);
+        space.wavelengths = {std::nullopt, 1, 4};
+        space.dciTransports = {std::nullopt, DciTransport::LossyIp, DciTransport::RocePfc};
+        space.fabrics = {std::nullopt};
+        SweepOptions options;
+        options.threads = 2;
+        options.top = 1'000;
+        options.batchSize = 3;
+        const SweepResult r = runSweep(base, catalog, space, options);
+        checkCountsAddUp(r.counts);
+        std::set<std::uint64_t> variants;
+        const SpaceOdometer odometer(space);
+        for (const SweepPoint& p : r.top) {
+            variants.insert(odometer.topologyIndex(p.point.index));
+            const Scenario sc = applyPoint(base, p.point, p.placement);
+            const Evaluation alone = evaluate(sc, catalog);
+            QVERIFY(alone.ok);
+            QCOMPARE(p.evaluation.iterationTimeS, alone.iterationTimeS);
+            QCOMPARE(p.evaluation.memoryPeakGib, alone.memoryPeakGib);
+            QCOMPARE(p.networkCapexUsd, alone.networkCapexUsd);
+        }
+        QCOMPARE(variants.size(), std::size_t{9});
     }
 
     void sameResultWhateverTheThreads()

@@ -132,14 +132,29 @@ EvaluationWorkspace::~EvaluationWorkspace() = default;
 const TopologyModel& EvaluationWorkspace::topologyFor(const Topology& topology,
                                                       const Catalog& catalog, bool withBom)
 {
-    if (!m_model || !m_model->matches(topology, catalog) || (withBom && !m_model->hasBom())) {
-        m_model = std::make_unique<TopologyModel>(topology, catalog, TopologyModel::Ownership::Copy,
-                                                  withBom);
-        ++m_builds;
-        if (m_placements) // analysed on the previous model
-            m_placements->entries.clear();
+    const bool current = m_model && (!withBom || m_model->hasBom()) &&
+                         (m_held || m_model->matches(topology, catalog));
+    if (!current) {
+        build(topology, catalog, withBom);
+        m_held = false;
     }
     return *m_model;
+}
+
+void EvaluationWorkspace::holdTopology(const Topology& topology, const Catalog& catalog,
+                                       bool withBom)
+{
+    build(topology, catalog, withBom);
+    m_held = true;
+}
+
+void EvaluationWorkspace::build(const Topology& topology, const Catalog& catalog, bool withBom)
+{
+    m_model =
+        std::make_unique<TopologyModel>(topology, catalog, TopologyModel::Ownership::Copy, withBom);
+    ++m_builds;
+    if (m_placements) // analysed on the previous model
+        m_placements->entries.clear();
 }
 
 const PlacementAnalysis& EvaluationWorkspace::placementFor(const Scenario& scenario,

@@ -54,6 +54,11 @@ public:
     const TopologyModel& topologyFor(const Topology& topology, const Catalog& catalog,
                                      bool withBom);
     int topologyBuilds() const { return m_builds; }
+    // Builds the model of `topology` now and answers every topologyFor() with it, without
+    // comparing, until the next call: comparing grows with the DCI links, and a caller that
+    // evaluates many scenarios on one topology (a sweep's worker on one topology variant)
+    // knows when it changes. The caller's scenarios must have this topology until then.
+    void holdTopology(const Topology& topology, const Catalog& catalog, bool withBom);
     // The placement analysis of `scenario` on the topology model topologyFor() returned last
     // (analyzePlacement), from the cache when a recent evaluation had the same inputs.
     const PlacementAnalysis& placementFor(const Scenario& scenario, const Catalog& catalog,
@@ -61,11 +66,14 @@ public:
     int placementAnalyses() const { return m_analyses; }
 
 private:
+    void build(const Topology& topology, const Catalog& catalog, bool withBom);
+
     struct PlacementCache;
     std::unique_ptr<TopologyModel> m_model;
     std::unique_ptr<PlacementCache> m_placements;
     int m_builds = 0;
     int m_analyses = 0;
+    bool m_held = false;
 };
 
 // The built-in catalog merged with the scenario's overrides.

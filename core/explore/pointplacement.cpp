@@ -87,7 +87,8 @@ std::vector<std::int64_t> datacenterCaps(const Scenario& base, const SearchSpace
 }
 
 PointPlacement makePointPlacement(const Scenario& base, const Catalog& catalog,
-                                  const DesignPoint& p, const SearchSpace& space, bool batchFixed)
+                                  const DesignPoint& p, const SearchSpace& space, bool batchFixed,
+                                  TopologyRules topology)
 {
     PointPlacement out;
     // The base with the point's shape, its other knobs the base's.
@@ -108,7 +109,8 @@ PointPlacement makePointPlacement(const Scenario& base, const Catalog& catalog,
     bool checked = false; // repairPlacement checked it already
     switch (p.boundary) {
     case PlacementBoundary::Base: {
-        const PlacementRepair repair = repairPlacement(edited, base, catalog);
+        const PlacementRepair repair =
+            repairPlacement(edited, base, catalog, PlacementRepairMode::Repair, topology);
         if (!repair.scenario)
             return out;
         if (batchFixed && repair.scenario->workload.globalBatch != base.workload.globalBatch) {
@@ -144,8 +146,13 @@ PointPlacement makePointPlacement(const Scenario& base, const Catalog& catalog,
         }
     // What the loader accepts, with the batch fitted to DP: the batch is the point's to choose
     // (SearchSpace::globalBatch), the placement must hold on its own.
-    if (!checked && hasErrors(checkScenario(withFittedGlobalBatch(edited), catalog)))
-        return out;
+    if (!checked) {
+        const Scenario fitted = withFittedGlobalBatch(edited);
+        if (hasErrors(topology == TopologyRules::Checked
+                          ? checkScenarioOnCheckedTopology(fitted, catalog)
+                          : checkScenario(fitted, catalog)))
+            return out;
+    }
     out.placement = edited.placement;
     out.dataParallel = dataParallel(edited);
     for (const PlacementShard& shard : effectiveShards(edited))

@@ -7,6 +7,7 @@
 #include "explore/searchspace.h"
 #include "model/catalog.h"
 #include "model/scenario.h"
+#include "model/shapecheck.h"
 
 #include <cstdint>
 #include <limits>
@@ -50,10 +51,12 @@ struct PointPlacement
 //  - Pp / Dp: core::ppAcrossDatacentersWithin (with the stage split: one offset for every
 //    boundary, or one per boundary) / dpAcrossDatacentersWithin, within the datacenter caps;
 // then the DP degree cut to the point's (replicas taken from the shards in proportion), and the
-// result checked as a scenario (core::checkScenario, the batch fitted to DP).
+// result checked as a scenario (core::checkScenario, the batch fitted to DP). `topology`
+// Checked: the base's topology has no error under core::checkTopology, and its rules are not
+// run again for every placement.
 PointPlacement makePointPlacement(const Scenario& base, const Catalog& catalog,
                                   const DesignPoint& point, const SearchSpace& space,
-                                  bool batchFixed);
+                                  bool batchFixed, TopologyRules topology = TopologyRules::Run);
 
 // The GPU cap of each datacenter, in topology order (the topology's GPUs without a cap).
 std::vector<std::int64_t> datacenterCaps(const Scenario& base, const SearchSpace& space);

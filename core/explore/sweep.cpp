@@ -35,12 +35,12 @@ EvaluateOptions leanOptions()
     return o;
 }
 
-// Sets every field a point varies (`sc` may hold another point of the same base).
-void applyInPlace(Scenario& sc, const Scenario& base, const DesignPoint& p,
-                  const Placement& placement)
+// Sets every field a point varies but its topology variant (applyTopology; `sc` may hold
+// another point of the same base): the topology stays between the points of one variant, and
+// copying it grows with the DCI links.
+void applyKnobs(Scenario& sc, const Scenario& base, const DesignPoint& p,
+                const Placement& placement)
 {
-    applyTopologyVariant(sc.topology, base.topology, p.dciTransport, p.wavelengths, p.fabric,
-                         p.ncclChannels);
     Parallelism& par = sc.parallelism;
     par.tp = p.tp;
     par.cp = p.cp;
@@ -57,6 +57,11 @@ void applyInPlace(Scenario& sc, const Scenario& base, const DesignPoint& p,
     sc.schedule.extraInFlightAtDci = p.extraInFlightAtDci;
     sc.workload.globalBatch = p.globalBatch > 0 ? p.globalBatch : base.workload.globalBatch;
     sc.placement = placement;
+}
+
+void applyTopology(Topology& topology, const Topology& base, const DesignPoint& p)
+{
+    applyTopologyVariant(topology, base, p.dciTransport, p.wavelengths, p.fabric, p.ncclChannels);
 }
 
 // The multiple of `perStep` nearest `batch` inside [range.min, range.max] (ties up), or 0.
@@ -169,6 +174,8 @@ struct Worker
 {
     EvaluationWorkspace workspace;
     std::optional<Scenario> scratch;
+    // The topology variant `scratch` and the workspace hold (SpaceOdometer::topologyIndex).
+    std::uint64_t topology = std::numeric_limits<std::uint64_t>::max();
 };
 
 // Keeps the `limit` first points of `list` in `objective`'s order.
@@ -220,11 +227,15 @@ public:
     // rest of the point's knobs run over the same values for both, so each design is kept once.
     void makePlacements()
     {
+        // Checked once here rather than with every placement: its rules grow with the links.
+        const TopologyRules baseTopology = hasErrors(checkTopology(m_base.topology, m_catalog))
+                                               ? TopologyRules::Run
+                                               : TopologyRules::Checked;
         m_placements.resize(static_cast<std::size_t>(m_odometer.placements()));
         tbb::parallel_for(std::size_t{0}, m_placements.size(), [&](std::size_t k) {
             m_placements[k] =
                 makePointPlacement(m_base, m_catalog, m_odometer.at(m_odometer.firstOfPlacement(k)),
-                                   m_space, m_batchFixed);
+                                   m_space, m_batchFixed, baseTopology);
         });
         // The placement index's digits, slowest first: tp, cp, pp, ep, then boundary, split,
         // rank order and dp (explore/spaceodometer.h): one block of those per shape.
@@ -335,13 +346,22 @@ public:
         if (!worker.scratch)
             worker.scratch = m_base;
         Scenario& sc = *worker.scratch;
-        applyInPlace(sc, m_base, p, *shape.placement);
+        EvaluateOptions options = leanOptions();
+        // The odometer's slowest digit is the topology variant, so a worker's points share one
+        // for long runs: its topology and model change only with it.
+        if (const std::uint64_t k = m_odometer.topologyIndex(index); worker.topology != k) {
+            applyTopology(sc.topology, m_base.topology, p);
+            worker.workspace.holdTopology(sc.topology, m_catalog, options.billOfMaterials);
+            worker.topology = k;
+        }
+        applyKnobs(sc, m_base, p, *shape.placement);
         if (checkCostModelShape(sc, m_catalog).hasErrors())
             return prune(PruneReason::Shape);
         // A candidate is a scenario like any other: what `check` refuses (the loader's rules,
         // core::checkScenario, on the point's topology variant, placement and knobs) is never
-        // evaluated, let alone ranked.
-        if (hasErrors(checkScenario(sc, m_catalog)))
+        // evaluated, let alone ranked. The variant's topology passed it already
+        // (topologyRefused), so only the rules that join it to the point run again.
+        if (hasErrors(checkScenarioOnCheckedTopology(sc, m_catalog)))
             return prune(PruneReason::Check);
         const double memoryLbGib = memoryLowerBoundGib(sc, shape.dataParallel);
         if (m_hbmGibMax > 0.0 && memoryLbGib > m_hbmGibMax)
@@ -353,7 +373,6 @@ public:
             return prune(PruneReason::Bound);
         // Again once the memory pass has the exact peak, before the costly pipeline passes.
         bool bounded = false;
-        EvaluateOptions options = leanOptions();
         options.continueAfterMemory = [&](const Evaluation& partial) {
             bounds.memoryPeakGib = partial.memoryPeakGib;
             bounded = filter.prunable(bounds);
@@ -642,7 +661,8 @@ std::uint64_t SweepCounts::prunedTotal() const
 Scenario applyPoint(const Scenario& base, const DesignPoint& point, const Placement& placement)
 {
     Scenario sc = base;
-    applyInPlace(sc, base, point, placement);
+    applyTopology(sc.topology, base.topology, point);
+    applyKnobs(sc, base, point, placement);
     return sc;
 }
 

@@ -22,10 +22,13 @@ struct Candidate
     const char* remade = nullptr; // how a preset re-made the shards, for a note on lost splits
 };
 
-std::vector<Diagnostic> errorsOf(const Scenario& scenario, const Catalog& catalog)
+std::vector<Diagnostic> errorsOf(const Scenario& scenario, const Catalog& catalog,
+                                 TopologyRules topology)
 {
     std::vector<Diagnostic> errors;
-    for (Diagnostic& d : checkScenario(scenario, catalog))
+    for (Diagnostic& d : topology == TopologyRules::Checked
+                             ? checkScenarioOnCheckedTopology(scenario, catalog)
+                             : checkScenario(scenario, catalog))
         if (d.severity == Diagnostic::Severity::Error)
             errors.push_back(std::move(d));
     return errors;
@@ -280,9 +283,10 @@ PlacementRepair repaired(Scenario scenario, const Candidate& chosen, const Scena
 } // namespace
 
 PlacementRepair repairPlacement(const Scenario& edited, const Scenario& before,
-                                const Catalog& catalog, PlacementRepairMode mode)
+                                const Catalog& catalog, PlacementRepairMode mode,
+                                TopologyRules topology)
 {
-    std::vector<Diagnostic> editedErrors = errorsOf(edited, catalog);
+    std::vector<Diagnostic> editedErrors = errorsOf(edited, catalog, topology);
     if (editedErrors.empty() && !leavesGpusIdle(edited))
         return repaired(edited, {edited.placement, PlacementFallback::Kept}, edited, before);
 
@@ -295,7 +299,7 @@ PlacementRepair repairPlacement(const Scenario& edited, const Scenario& before,
             continue; // checked above
         Scenario s = edited;
         s.placement = c.placement;
-        const std::vector<Diagnostic> errors = errorsOf(s, catalog);
+        const std::vector<Diagnostic> errors = errorsOf(s, catalog, topology);
         if (errors.empty() && !leavesGpusIdle(s))
             return repaired(std::move(s), c, edited, before);
         std::erase_if(unfixable, [&](const Diagnostic& d) {
@@ -309,7 +313,7 @@ PlacementRepair repairPlacement(const Scenario& edited, const Scenario& before,
             s.placement = c.placement;
             Scenario fitted = withFittedGlobalBatch(s);
             if (fitted.workload.globalBatch != s.workload.globalBatch &&
-                errorsOf(fitted, catalog).empty() && !leavesGpusIdle(fitted))
+                errorsOf(fitted, catalog, topology).empty() && !leavesGpusIdle(fitted))
                 return repaired(std::move(fitted), c, edited, before);
         }
     // Last, a valid candidate that leaves GPUs idle (the edited placement first).
@@ -318,7 +322,7 @@ PlacementRepair repairPlacement(const Scenario& edited, const Scenario& before,
     for (const Candidate& c : tried) {
         Scenario s = edited;
         s.placement = c.placement;
-        if (errorsOf(s, catalog).empty())
+        if (errorsOf(s, catalog, topology).empty())
             return repaired(std::move(s), c, edited, before);
     }
     PlacementRepair refused;

@@ -13,6 +13,7 @@
 #include "model/catalog.h"
 #include "model/diagnostic.h"
 #include "model/scenario.h"
+#include "model/shapecheck.h"
 
 #include <optional>
 #include <string>
@@ -79,8 +80,11 @@ struct PlacementRepair
 // the edited placement is tried. Last, when the edit left the global batch
 // alone and no candidate is valid as it is, each is tried again with the batch fitted to its
 // DP (core::withFittedGlobalBatch): the batch follows DP rather than the edit being refused.
+// `topology` Checked: `edited`'s topology has no error under core::checkTopology, and the
+// candidates are checked without its rules (core::checkScenarioOnCheckedTopology).
 PlacementRepair repairPlacement(const Scenario& edited, const Scenario& before,
                                 const Catalog& catalog,
-                                PlacementRepairMode mode = PlacementRepairMode::Repair);
+                                PlacementRepairMode mode = PlacementRepairMode::Repair,
+                                TopologyRules topology = TopologyRules::Run);
 
 } // namespace archipelago::core

@@ -189,6 +189,18 @@ void checkLinks(DiagnosticSink& sink, const Topology& t, const Catalog& catalog)
     }
 }
 
+void checkTopologyFields(DiagnosticSink& sink, const Topology& t, const Catalog& catalog)
+{
+    IdSet regionIds("region");
+    for (std::size_t r = 0; r < t.regions.size(); ++r) {
+        const std::string ptr = "/topology/regions/" + std::to_string(r) + "/id";
+        checkInt(sink, ptr, t.regions[r].id, kId);
+        regionIds.add(sink, ptr, t.regions[r].id);
+    }
+    checkDatacenters(sink, t, catalog);
+    checkLinks(sink, t, catalog);
+}
+
 void checkWorkload(DiagnosticSink& sink, const Workload& w)
 {
     ShapeFindings dimensions;
@@ -213,33 +225,59 @@ void checkNumber(DiagnosticSink& sink, const std::string& pointer, double value,
         sink.error(pointer, expectedGot(limit.expected, formatNumber(value)));
 }
 
-void checkScenarioFields(const Scenario& scenario, const Catalog& catalog, DiagnosticSink& sink)
+void checkScenarioFields(const Scenario& scenario, const Catalog& catalog, DiagnosticSink& sink,
+                         TopologyRules topology)
 {
-    IdSet regionIds("region");
-    for (std::size_t r = 0; r < scenario.topology.regions.size(); ++r) {
-        const std::string ptr = "/topology/regions/" + std::to_string(r) + "/id";
-        checkInt(sink, ptr, scenario.topology.regions[r].id, kId);
-        regionIds.add(sink, ptr, scenario.topology.regions[r].id);
-    }
-    checkDatacenters(sink, scenario.topology, catalog);
-    checkLinks(sink, scenario.topology, catalog);
+    if (topology == TopologyRules::Run)
+        checkTopologyFields(sink, scenario.topology, catalog);
     checkWorkload(sink, scenario.workload);
     ShapeFindings parallelism;
     checkParallelismFields(scenario, ShapeRules::Scenario, parallelism);
     addFindings(sink, parallelism);
 }
 
-std::vector<Diagnostic> checkScenario(const Scenario& scenario, const Catalog& catalog,
-                                      const std::string& fileName)
+namespace {
+
+std::vector<Diagnostic> checkScenarioWith(const Scenario& scenario, const Catalog& catalog,
+                                          const std::string& fileName, TopologyRules topology)
 {
     DiagnosticSink sink(fileName);
-    checkScenarioFields(scenario, catalog, sink);
+    checkScenarioFields(scenario, catalog, sink, topology);
     if (!sink.hasErrors())
-        checkScenarioConsistency(scenario, sink);
+        checkScenarioConsistency(scenario, sink, topology);
     std::vector<Diagnostic> all = sink.takeErrors();
     for (Diagnostic& d : sink.takeWarnings())
         all.push_back(std::move(d));
     return all;
+}
+
+} // namespace
+
+std::vector<Diagnostic> checkScenario(const Scenario& scenario, const Catalog& catalog,
+                                      const std::string& fileName)
+{
+    return checkScenarioWith(scenario, catalog, fileName, TopologyRules::Run);
+}
+
+std::vector<Diagnostic> checkTopology(const Topology& topology, const Catalog& catalog)
+{
+    DiagnosticSink sink({});
+    checkTopologyFields(sink, topology, catalog);
+    if (!sink.hasErrors()) {
+        ShapeFindings connectivity;
+        checkConnectivity(topology, connectivity);
+        addFindings(sink, connectivity);
+    }
+    std::vector<Diagnostic> all = sink.takeErrors();
+    for (Diagnostic& d : sink.takeWarnings())
+        all.push_back(std::move(d));
+    return all;
+}
+
+std::vector<Diagnostic> checkScenarioOnCheckedTopology(const Scenario& scenario,
+                                                       const Catalog& catalog)
+{
+    return checkScenarioWith(scenario, catalog, {}, TopologyRules::Checked);
 }
 
 } // namespace archipelago::core

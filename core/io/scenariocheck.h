@@ -16,8 +16,10 @@
 
 namespace archipelago::core {
 
-void checkScenarioFields(const Scenario& scenario, const Catalog& catalog, DiagnosticSink& sink);
-void checkScenarioConsistency(const Scenario& scenario, DiagnosticSink& sink);
+void checkScenarioFields(const Scenario& scenario, const Catalog& catalog, DiagnosticSink& sink,
+                         TopologyRules topology = TopologyRules::Run);
+void checkScenarioConsistency(const Scenario& scenario, DiagnosticSink& sink,
+                              TopologyRules topology = TopologyRules::Run);
 
 inline void checkInt(DiagnosticSink& sink, const std::string& pointer, long long value,
                      const limits::IntLimit& limit)

@@ -6,10 +6,11 @@
 
 namespace archipelago::core {
 
-void checkScenarioConsistency(const Scenario& scenario, DiagnosticSink& sink)
+void checkScenarioConsistency(const Scenario& scenario, DiagnosticSink& sink,
+                              TopologyRules topology)
 {
     ShapeFindings findings;
-    checkShapeConsistency(scenario, ShapeRules::Scenario, findings);
+    checkShapeConsistency(scenario, ShapeRules::Scenario, findings, topology);
     addFindings(sink, findings);
 }
 

@@ -52,6 +52,15 @@ std::string serializeScenario(const Scenario& scenario, const std::vector<Pinned
 // datacenters, the datacenter graph is connected, ...). Pointers name the offending field.
 std::vector<Diagnostic> checkScenario(const Scenario& scenario, const Catalog& catalog,
                                       const std::string& fileName = {});
+// The rules of checkScenario on a topology alone (its fields, the datacenter graph's
+// connectivity): what TopologyRules::Checked skips.
+std::vector<Diagnostic> checkTopology(const Topology& topology, const Catalog& catalog);
+// checkScenario for a scenario whose topology, exactly as it is, has no error under
+// checkTopology (a sweep's candidate on its checked topology variant): those rules are not run
+// again (TopologyRules::Checked), so the check costs the same for 2 DCI links or 100,000. It
+// finds every error checkScenario would, for such a scenario.
+std::vector<Diagnostic> checkScenarioOnCheckedTopology(const Scenario& scenario,
+                                                       const Catalog& catalog);
 
 // The built-in catalog (resources/catalog.json compiled in).
 const Catalog& builtinCatalog();

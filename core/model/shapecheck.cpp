@@ -489,6 +489,8 @@ void checkScaleUp(const Scenario& s, const PlacementResult& placement, ShapeFind
     }
 }
 
+} // namespace
+
 // Every datacenter reachable from the first over DCI links (ShapeRules::Scenario only: a
 // datacenter just drawn on the canvas is not linked yet, and the cost model needs a route
 // only between the datacenters that the placement uses).
@@ -515,8 +517,6 @@ void checkConnectivity(const Topology& t, ShapeFindings& out)
               "the datacenter graph is not connected: no DCI path from " +
                   describeDatacenter(t.datacenters[0]) + " to " + names);
 }
-
-} // namespace
 
 Warning spareGpusWarning(const Datacenter& dc, std::int64_t heldGpus, std::int64_t placedGpus)
 {
@@ -677,10 +677,11 @@ void checkParallelismFields(const Scenario& s, ShapeRules rules, ShapeFindings& 
     checkIntLimits(out, "/placement/layers_per_stage", pl.layersPerStage, kPositive);
 }
 
-void checkShapeConsistency(const Scenario& scenario, ShapeRules rules, ShapeFindings& out)
+void checkShapeConsistency(const Scenario& scenario, ShapeRules rules, ShapeFindings& out,
+                           TopologyRules topology)
 {
     const bool strict = rules == ShapeRules::Scenario;
-    if (strict)
+    if (strict && topology == TopologyRules::Run)
         checkConnectivity(scenario.topology, out);
     const PlacementResult placement = checkPlacement(scenario, rules, out);
     if (strict && placement.valid)

@@ -30,6 +30,16 @@ enum class ShapeRules
     CostModel, // evaluate(): the subset without which the cost model computes nonsense
 };
 
+// Whether the rules on the topology alone (its fields, the datacenter graph's connectivity)
+// run. `Checked`: this topology, exactly as it is, passed checkScenario before (a sweep's
+// topology variant, explore/pointplacement.h), so they cannot fail now; skipping them keeps a
+// candidate's check from growing with the number of DCI links.
+enum class TopologyRules
+{
+    Run,
+    Checked,
+};
+
 // What kind of rule a finding breaks; evaluate() turns it into its Warning code.
 enum class ShapeCategory
 {
@@ -91,7 +101,12 @@ void checkParallelismFields(const Scenario& scenario, ShapeRules rules, ShapeFin
 // ---- Consistency rules: how values fit together (checkScenario's phase 2). Run only on a
 // scenario whose field rules passed (with the same ShapeRules): they divide by the degrees,
 // and with ShapeRules::Scenario index by the ids that phase 1 vouches for.
-void checkShapeConsistency(const Scenario& scenario, ShapeRules rules, ShapeFindings& out);
+// Every datacenter reachable from the first over DCI links (run by checkShapeConsistency with
+// ShapeRules::Scenario and TopologyRules::Run).
+void checkConnectivity(const Topology& topology, ShapeFindings& out);
+
+void checkShapeConsistency(const Scenario& scenario, ShapeRules rules, ShapeFindings& out,
+                           TopologyRules topology = TopologyRules::Run);
 
 // Every ShapeRules::CostModel rule, the field rules first: what evaluate() enforces.
 ShapeFindings checkCostModelShape(const Scenario& scenario, const Catalog& catalog);
