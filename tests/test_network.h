@@ -135,4 +135,5 @@ private slots:
     void declaredPodsChangeLayout();
     void dpAcrossOversubscribedPods();
     void oversubscriptionMonotonic();
+    void parallelLinksAreNamed();
 };

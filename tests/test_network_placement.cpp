@@ -12,6 +12,7 @@
 
 #include <QtTest>
 
+#include <algorithm>
 #include <optional>
 
 using namespace archipelago::core;
@@ -405,4 +406,40 @@ void TestNetwork::oversubscriptionMonotonic()
         previousDpComm = e.breakdown.dpCommS;
         previousIteration = e.iterationTimeS;
     }
+}
+
+void TestNetwork::parallelLinksAreNamed()
+{
+    // The default preset's 64-wavelength link drawn as two of 32 (the second 2 km longer): the
+    // route takes one, and the evaluation says so with the capacity left idle (issue 23's
+    // 100,000-link file drew "40,000 Tb/s" while the model used 0.4). The preset as drawn
+    // (one link per pair) has no such warning.
+    const LoadResult loaded =
+        loadScenarioFile(ARCHIPELAGO_SOURCE_DIR "/presets/llama3-405b-two-buildings.json");
+    QVERIFY(loaded.ok());
+    const Scenario preset = *loaded.scenario;
+    const Catalog catalog = effectiveCatalog(preset);
+    QVERIFY(!hasWarning(evaluate(preset, catalog).warnings, "parallel-dci-links"));
+    Scenario split = preset;
+    DciLink first = split.topology.links.at(0);
+    first.wavelengths = 32;
+    DciLink second = first;
+    second.id = 7;
+    second.distanceKm += 2.0;
+    split.topology.links = {second, first};
+    const Evaluation e = evaluate(split, catalog);
+    QVERIFY(e.ok);
+    const auto named = std::count_if(e.warnings.begin(), e.warnings.end(), [](const Warning& w) {
+        return w.code == WarningCode::ParallelDciLinks;
+    });
+    QCOMPARE(named, 1);
+    const Warning& w = *std::find_if(e.warnings.begin(), e.warnings.end(), [](const Warning& x) {
+        return x.code == WarningCode::ParallelDciLinks;
+    });
+    QCOMPARE(w.integer("links"), std::int64_t{2});
+    QCOMPARE(w.integer("link_id"), std::int64_t{first.id}); // the shorter one
+    QCOMPARE(w.integer("idle_links"), std::int64_t{1});
+    QVERIFY(fuzzy(w.number("used_tbps"), 32 * first.gbpsPerWavelength / 1000.0));
+    QVERIFY(fuzzy(w.number("idle_tbps"), 32 * first.gbpsPerWavelength / 1000.0));
+    QVERIFY(warningText(w).find("is billed but carries nothing") != std::string::npos);
 }

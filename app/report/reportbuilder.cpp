@@ -55,6 +55,7 @@ int warningRank(core::WarningCode code)
                                       C::DegreesDoNotDivide,
                                       C::DciUnreachable,
                                       C::DciReach,
+                                      C::ParallelDciLinks,
                                       C::FabricOverCapacity,
                                       C::TpCrossesDc,
                                       C::CpCrossesDc,

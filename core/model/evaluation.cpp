@@ -7,7 +7,7 @@ namespace archipelago::core {
 
 namespace {
 
-constexpr std::array<std::pair<WarningCode, std::string_view>, 27> kWarningKeys{{
+constexpr std::array<std::pair<WarningCode, std::string_view>, 28> kWarningKeys{{
     {WarningCode::Invalid, "invalid"},
     {WarningCode::UnknownAccelerator, "unknown-accelerator"},
     {WarningCode::DegreesDoNotDivide, "degrees-do-not-divide"},
@@ -35,6 +35,7 @@ constexpr std::array<std::pair<WarningCode, std::string_view>, 27> kWarningKeys{
     {WarningCode::InternalError, "internal-error"},
     {WarningCode::NonFinite, "non-finite"},
     {WarningCode::SpareGpus, "spare-gpus"},
+    {WarningCode::ParallelDciLinks, "parallel-dci-links"},
 }};
 
 } // namespace

@@ -151,6 +151,7 @@ enum class WarningCode : std::uint8_t
     InternalError,        // "internal-error": the cost model threw (a bug, reported, never a crash)
     NonFinite,            // "non-finite": a result is infinite, NaN or beyond an integer's range
     SpareGpus,            // "spare-gpus": the placement leaves GPUs of a datacenter idle
+    ParallelDciLinks,     // "parallel-dci-links": links joining the same two datacenters, one used
 };
 std::string_view toString(WarningCode code);
 std::optional<WarningCode> warningCodeFromString(std::string_view key);

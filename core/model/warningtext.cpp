@@ -181,6 +181,11 @@ constexpr std::array kTemplates{
     Template{WarningCode::SpareGpus, WarningForm::Default,
              "{datacenter} holds {held_gpus} GPUs, but the placement puts {placed_gpus} there: "
              "{spare_gpus} stay idle"},
+    Template{WarningCode::ParallelDciLinks, WarningForm::Default,
+             "{links} DCI links join {from_datacenter} and {to_datacenter}, but their traffic "
+             "takes one route ({link}, {used_tbps:g} Tb/s): the capacity of the other "
+             "{idle_links} ({idle_tbps:g} Tb/s) is billed but carries nothing in this model; "
+             "to count it, give one link the wavelengths of all"},
 };
 
 // Past this magnitude a fixed-point figure would run to many digits: three significant

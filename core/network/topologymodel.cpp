@@ -1,6 +1,11 @@
 #include "network/topologymodel.h"
 
+#include "model/dcilink.h"
+
 #include <algorithm>
+#include <map>
+#include <string>
+#include <utility>
 
 namespace archipelago::core {
 
@@ -16,6 +21,52 @@ const Topology& chooseTopology(std::optional<Topology>& owned, const Topology& g
 }
 
 const std::vector<Warning> kNoWarnings;
+
+// Links joining the same two datacenters: a route takes one of them (TopologyGraph::route, the
+// shortest), so the others carry no traffic here although the bill counts them. Said once per
+// pair, naming the link the route takes and the capacity left idle, rather than letting a
+// drawing of "n links = x Tb/s" pass for capacity the model uses.
+void warnParallelLinks(const Topology& topology, const TopologyGraph& graph,
+                       std::vector<Warning>& out)
+{
+    std::map<std::pair<Id, Id>, std::vector<const DciLink*>> byPair;
+    for (const DciLink& link : topology.links)
+        if (link.a != link.b)
+            byPair[{std::min(link.a, link.b), std::max(link.a, link.b)}].push_back(&link);
+    for (const auto& [pair, links] : byPair) {
+        if (links.size() < 2)
+            continue;
+        const std::optional<DciRoute> route = graph.route(pair.first, pair.second);
+        const Id used = route && route->links.size() == 1 ? route->links.front() : -1;
+        double usedGBps = 0.0;
+        double idleGBps = 0.0;
+        std::int64_t idle = 0;
+        for (const DciLink* link : links) {
+            if (link->id == used) {
+                usedGBps = dciCapacityGBps(*link);
+            } else {
+                idleGBps += dciCapacityGBps(*link);
+                ++idle;
+            }
+        }
+        const Datacenter* a = findDatacenter(topology, pair.first);
+        const Datacenter* b = findDatacenter(topology, pair.second);
+        const std::string aName = a ? a->name : "?";
+        const std::string bName = b ? b->name : "?";
+        out.push_back(Warning{WarningCode::ParallelDciLinks}
+                          .count("links", static_cast<std::int64_t>(links.size()))
+                          .name("from_datacenter", aName)
+                          .name("to_datacenter", bName)
+                          .count("link_id", used)
+                          .name("link", used >= 0 ? "link " + std::to_string(used) + " " + aName +
+                                                        "<->" + bName
+                                                  : std::string("a route through another "
+                                                                "datacenter"))
+                          .num("used_tbps", usedGBps * 8.0 / 1000.0)
+                          .count("idle_links", idle)
+                          .num("idle_tbps", idleGBps * 8.0 / 1000.0));
+    }
+}
 
 } // namespace
 
@@ -54,6 +105,7 @@ TopologyModel::TopologyModel(const Topology& topology, const Catalog& catalog, O
         m_bom.insert(m_bom.end(), items.begin(), items.end());
     }
     m_bomTotals = bomTotal(m_bom);
+    warnParallelLinks(*m_topology, m_graph, m_bomWarnings);
 }
 
 const DciRoute* TopologyModel::route(Id from, Id to, std::optional<DciRoute>& scratch) const
