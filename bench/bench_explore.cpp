@@ -53,8 +53,8 @@ void benchSweepDefaultPreset(benchmark::State& state)
 
 // The default preset with state.range(0) parallel DCI links between its two buildings (each a
 // copy of the first, with its own id), swept over its default space: what grows with the
-// number of links (issue 23 measured 86 s at 100,000 links; the per-point scenario check and
-// topology comparison each walked every link).
+// number of links. A sweep's cost per point should not: checking each candidate's topology and
+// comparing it with the worker's model once walked every link for every point.
 void benchSweepManyDciLinks(benchmark::State& state)
 {
     using namespace archipelago::core;

@@ -411,8 +411,8 @@ void TestNetwork::oversubscriptionMonotonic()
 void TestNetwork::parallelLinksAreNamed()
 {
     // The default preset's 64-wavelength link drawn as two of 32 (the second 2 km longer): the
-    // route takes one, and the evaluation says so with the capacity left idle (issue 23's
-    // 100,000-link file drew "40,000 Tb/s" while the model used 0.4). The preset as drawn
+    // route takes one, and the evaluation says so with the capacity left idle (a canvas that
+    // draws "n links = x Tb/s" must not pass for capacity the model uses). The preset as drawn
     // (one link per pair) has no such warning.
     const LoadResult loaded =
         loadScenarioFile(ARCHIPELAGO_SOURCE_DIR "/presets/llama3-405b-two-buildings.json");
