@@ -386,9 +386,10 @@ private slots:
     }
 
     // A candidate is checked without the rules on its topology alone, which its topology
-    // variant passed once (core::checkScenarioOnCheckedTopology): every error checkScenario
-    // finds is still found. Over every preset and a spread of degrees, micro-batches and
-    // knobs, each with the base's placement unrepaired (so that most break a rule).
+    // variant passed once (core::checkScenario with TopologyRules::Checked): every error the
+    // full check finds is still found. Over every preset and a spread of degrees,
+    // micro-batches and knobs, each with the base's placement unrepaired (so that most break a
+    // rule).
     void candidateCheckFindsEveryErrorOfTheFullCheck()
     {
         const auto errorsOf = [](const std::vector<Diagnostic>& all) {
@@ -413,7 +414,7 @@ private slots:
             for (std::uint64_t i = 0; i < odometer.size(); i += step) {
                 const Scenario sc = applyPoint(base, odometer.at(i), base.placement);
                 const std::vector<std::string> full = errorsOf(checkScenario(sc, catalog));
-                QCOMPARE(errorsOf(checkScenarioOnCheckedTopology(sc, catalog)), full);
+                QCOMPARE(errorsOf(checkScenario(sc, catalog, TopologyRules::Checked)), full);
                 ++(full.empty() ? passing : failing);
             }
         }
@@ -425,7 +426,7 @@ private slots:
         const Catalog catalog = effectiveCatalog(broken);
         QVERIFY(!errorsOf(checkTopology(broken.topology, catalog)).empty());
         QVERIFY(!errorsOf(checkScenario(broken, catalog)).empty());
-        QVERIFY(errorsOf(checkScenarioOnCheckedTopology(broken, catalog)).empty());
+        QVERIFY(errorsOf(checkScenario(broken, catalog, TopologyRules::Checked)).empty());
     }
 
     // A sweep's worker holds one topology variant's scenario and model for a run of points

@@ -146,13 +146,8 @@ PointPlacement makePointPlacement(const Scenario& base, const Catalog& catalog,
         }
     // What the loader accepts, with the batch fitted to DP: the batch is the point's to choose
     // (SearchSpace::globalBatch), the placement must hold on its own.
-    if (!checked) {
-        const Scenario fitted = withFittedGlobalBatch(edited);
-        if (hasErrors(topology == TopologyRules::Checked
-                          ? checkScenarioOnCheckedTopology(fitted, catalog)
-                          : checkScenario(fitted, catalog)))
-            return out;
-    }
+    if (!checked && hasErrors(checkScenario(withFittedGlobalBatch(edited), catalog, topology)))
+        return out;
     out.placement = edited.placement;
     out.dataParallel = dataParallel(edited);
     for (const PlacementShard& shard : effectiveShards(edited))

@@ -26,9 +26,7 @@ std::vector<Diagnostic> errorsOf(const Scenario& scenario, const Catalog& catalo
                                  TopologyRules topology)
 {
     std::vector<Diagnostic> errors;
-    for (Diagnostic& d : topology == TopologyRules::Checked
-                             ? checkScenarioOnCheckedTopology(scenario, catalog)
-                             : checkScenario(scenario, catalog))
+    for (Diagnostic& d : checkScenario(scenario, catalog, topology))
         if (d.severity == Diagnostic::Severity::Error)
             errors.push_back(std::move(d));
     return errors;

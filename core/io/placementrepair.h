@@ -81,7 +81,7 @@ struct PlacementRepair
 // alone and no candidate is valid as it is, each is tried again with the batch fitted to its
 // DP (core::withFittedGlobalBatch): the batch follows DP rather than the edit being refused.
 // `topology` Checked: `edited`'s topology has no error under core::checkTopology, and the
-// candidates are checked without its rules (core::checkScenarioOnCheckedTopology).
+// candidates are checked without its rules (core::checkScenario with TopologyRules::Checked).
 PlacementRepair repairPlacement(const Scenario& edited, const Scenario& before,
                                 const Catalog& catalog,
                                 PlacementRepairMode mode = PlacementRepairMode::Repair,

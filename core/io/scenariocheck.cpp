@@ -238,6 +238,14 @@ void checkScenarioFields(const Scenario& scenario, const Catalog& catalog, Diagn
 
 namespace {
 
+std::vector<Diagnostic> errorsThenWarnings(DiagnosticSink& sink)
+{
+    std::vector<Diagnostic> all = sink.takeErrors();
+    for (Diagnostic& d : sink.takeWarnings())
+        all.push_back(std::move(d));
+    return all;
+}
+
 std::vector<Diagnostic> checkScenarioWith(const Scenario& scenario, const Catalog& catalog,
                                           const std::string& fileName, TopologyRules topology)
 {
@@ -245,10 +253,7 @@ std::vector<Diagnostic> checkScenarioWith(const Scenario& scenario, const Catalo
     checkScenarioFields(scenario, catalog, sink, topology);
     if (!sink.hasErrors())
         checkScenarioConsistency(scenario, sink, topology);
-    std::vector<Diagnostic> all = sink.takeErrors();
-    for (Diagnostic& d : sink.takeWarnings())
-        all.push_back(std::move(d));
-    return all;
+    return errorsThenWarnings(sink);
 }
 
 } // namespace
@@ -257,6 +262,12 @@ std::vector<Diagnostic> checkScenario(const Scenario& scenario, const Catalog& c
                                       const std::string& fileName)
 {
     return checkScenarioWith(scenario, catalog, fileName, TopologyRules::Run);
+}
+
+std::vector<Diagnostic> checkScenario(const Scenario& scenario, const Catalog& catalog,
+                                      TopologyRules topology)
+{
+    return checkScenarioWith(scenario, catalog, {}, topology);
 }
 
 std::vector<Diagnostic> checkTopology(const Topology& topology, const Catalog& catalog)
@@ -268,16 +279,7 @@ std::vector<Diagnostic> checkTopology(const Topology& topology, const Catalog& c
         checkConnectivity(topology, connectivity);
         addFindings(sink, connectivity);
     }
-    std::vector<Diagnostic> all = sink.takeErrors();
-    for (Diagnostic& d : sink.takeWarnings())
-        all.push_back(std::move(d));
-    return all;
-}
-
-std::vector<Diagnostic> checkScenarioOnCheckedTopology(const Scenario& scenario,
-                                                       const Catalog& catalog)
-{
-    return checkScenarioWith(scenario, catalog, {}, TopologyRules::Checked);
+    return errorsThenWarnings(sink);
 }
 
 } // namespace archipelago::core

@@ -7,6 +7,7 @@
 #include "model/diagnostic.h"
 #include "model/scenario.h"
 #include "model/scenariolimits.h"
+#include "model/shapecheck.h"
 
 #include <optional>
 #include <string>
@@ -55,12 +56,12 @@ std::vector<Diagnostic> checkScenario(const Scenario& scenario, const Catalog& c
 // The rules of checkScenario on a topology alone (its fields, the datacenter graph's
 // connectivity): what TopologyRules::Checked skips.
 std::vector<Diagnostic> checkTopology(const Topology& topology, const Catalog& catalog);
-// checkScenario for a scenario whose topology, exactly as it is, has no error under
-// checkTopology (a sweep's candidate on its checked topology variant): those rules are not run
-// again (TopologyRules::Checked), so the check costs the same for 2 DCI links or 100,000. It
-// finds every error checkScenario would, for such a scenario.
-std::vector<Diagnostic> checkScenarioOnCheckedTopology(const Scenario& scenario,
-                                                       const Catalog& catalog);
+// With TopologyRules::Checked, for a scenario whose topology, exactly as it is, has no error
+// under checkTopology (a sweep's candidate on its checked topology variant): those rules are not
+// run again, so the check costs the same for 2 DCI links or 100,000, and it finds every error
+// the full check would. TopologyRules::Run is the full check.
+std::vector<Diagnostic> checkScenario(const Scenario& scenario, const Catalog& catalog,
+                                      TopologyRules topology);
 
 // The built-in catalog (resources/catalog.json compiled in).
 const Catalog& builtinCatalog();
