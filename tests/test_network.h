@@ -135,5 +135,7 @@ private slots:
     void declaredPodsChangeLayout();
     void dpAcrossOversubscribedPods();
     void oversubscriptionMonotonic();
-    void parallelLinksAreNamed();
+    void parallelLinksShareTheirHop();
+    void parallelLinksOfOtherSettingsAreNamed();
+    void bundlesKeepUnlikeLinksApart();
 };

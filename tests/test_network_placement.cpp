@@ -9,6 +9,7 @@
 #include "network/dcimodel.h"
 #include "network/fabric.h"
 #include "network/placement.h"
+#include "network/topologymodel.h"
 
 #include <QtTest>
 
@@ -408,24 +409,66 @@ void TestNetwork::oversubscriptionMonotonic()
     }
 }
 
-void TestNetwork::parallelLinksAreNamed()
+void TestNetwork::parallelLinksShareTheirHop()
 {
-    // The default preset's 64-wavelength link drawn as two of 32 (the second 2 km longer): the
-    // route takes one, and the evaluation says so with the capacity left idle (a canvas that
-    // draws "n links = x Tb/s" must not pass for capacity the model uses). The preset as drawn
-    // (one link per pair) has no such warning.
+    // The default preset's 64-wavelength link drawn as two of 32, the second 2 km longer:
+    // alike but for distance, they carry the hop together (core::bundleParallelLinks), as one
+    // link of 64 wavelengths at the longer distance would, rather than one of them carrying
+    // everything while the canvas and the bill count both.
     const LoadResult loaded =
         loadScenarioFile(ARCHIPELAGO_SOURCE_DIR "/presets/llama3-405b-two-buildings.json");
     QVERIFY(loaded.ok());
     const Scenario preset = *loaded.scenario;
     const Catalog catalog = effectiveCatalog(preset);
-    QVERIFY(!hasWarning(evaluate(preset, catalog).warnings, "parallel-dci-links"));
+    const Evaluation asDrawn = evaluate(preset, catalog);
+    QVERIFY(!hasWarning(asDrawn.warnings, "parallel-dci-links"));
     Scenario split = preset;
     DciLink first = split.topology.links.at(0);
     first.wavelengths = 32;
     DciLink second = first;
     second.id = 7;
     second.distanceKm += 2.0;
+    split.topology.links = {second, first};
+    Scenario longer = preset;
+    longer.topology.links.at(0).distanceKm = second.distanceKm;
+    longer.topology.links.at(0).id = second.id;
+    const Evaluation bundled = evaluate(split, catalog);
+    const Evaluation one = evaluate(longer, catalog);
+    QVERIFY(bundled.ok && one.ok);
+    QVERIFY(!hasWarning(bundled.warnings, "parallel-dci-links"));
+    QCOMPARE(bundled.iterationTimeS, one.iterationTimeS);
+    QCOMPARE(bundled.breakdown.ppCommS, one.breakdown.ppCommS);
+    // Half the wavelengths alone are slower; the bill counts both links.
+    Scenario half = preset;
+    half.topology.links.at(0).wavelengths = 32;
+    QVERIFY(evaluate(half, catalog).iterationTimeS > bundled.iterationTimeS);
+    QVERIFY(bundled.networkCapexUsd > evaluate(half, catalog).networkCapexUsd);
+    // The traffic is on the bundle, busy against its 64 wavelengths.
+    const auto dci =
+        std::find_if(bundled.traffic.begin(), bundled.traffic.end(),
+                     [](const LinkTraffic& t) { return t.linkClass == LinkClass::Dci; });
+    const auto dciOne =
+        std::find_if(one.traffic.begin(), one.traffic.end(),
+                     [](const LinkTraffic& t) { return t.linkClass == LinkClass::Dci; });
+    QVERIFY(dci != bundled.traffic.end() && dciOne != one.traffic.end());
+    QCOMPARE(dci->busyS, dciOne->busyS);
+}
+
+void TestNetwork::parallelLinksOfOtherSettingsAreNamed()
+{
+    // Two links whose transports differ cannot share a hop: the route takes the shorter, and
+    // the evaluation names the link it takes and the capacity left idle.
+    const LoadResult loaded =
+        loadScenarioFile(ARCHIPELAGO_SOURCE_DIR "/presets/llama3-405b-two-buildings.json");
+    QVERIFY(loaded.ok());
+    Scenario split = *loaded.scenario;
+    const Catalog catalog = effectiveCatalog(split);
+    DciLink first = split.topology.links.at(0);
+    first.wavelengths = 32;
+    DciLink second = first;
+    second.id = 7;
+    second.distanceKm += 2.0;
+    second.transport = DciTransport::LossyIp;
     split.topology.links = {second, first};
     const Evaluation e = evaluate(split, catalog);
     QVERIFY(e.ok);
@@ -442,4 +485,28 @@ void TestNetwork::parallelLinksAreNamed()
     QVERIFY(fuzzy(w.number("used_tbps"), 32 * first.gbpsPerWavelength / 1000.0));
     QVERIFY(fuzzy(w.number("idle_tbps"), 32 * first.gbpsPerWavelength / 1000.0));
     QVERIFY(warningText(w).find("is billed but carries nothing") != std::string::npos);
+}
+
+void TestNetwork::bundlesKeepUnlikeLinksApart()
+{
+    // core::bundleParallelLinks over a hand-made topology: alike links of one pair merge into
+    // the first (wavelengths summed, the longest distance and latency), in either direction;
+    // other pairs, other rates and self-loops stay as they are, in order.
+    Topology t;
+    for (Id i = 0; i < 3; ++i)
+        t.datacenters.push_back(makeDc(i, std::string(1, char('A' + i)), 1, 8));
+    t.links = {makeLink(0, 0, 1, 10, 16), makeLink(1, 1, 0, 30, 8), makeLink(2, 1, 2, 50, 4),
+               makeLink(3, 0, 1, 20, 4)};
+    t.links[3].gbpsPerWavelength = 800.0;
+    t.links[1].equipmentLatencyS = 1e-3;
+    const Topology b = bundleParallelLinks(t);
+    QCOMPARE(b.links.size(), std::size_t{3});
+    QCOMPARE(b.links[0].id, Id{0});
+    QCOMPARE(b.links[0].wavelengths, 24);
+    QCOMPARE(b.links[0].distanceKm, 30.0);
+    QCOMPARE(b.links[0].equipmentLatencyS, 1e-3);
+    QVERIFY(b.links[1] == t.links[2]);
+    QVERIFY(b.links[2] == t.links[3]);
+    QVERIFY(b.datacenters == t.datacenters);
+    QVERIFY(bundleParallelLinks(b) == b); // nothing left to bundle
 }

@@ -107,7 +107,8 @@ void networkCostPass(EvaluationContext& ctx)
     for (double* bytes : {&g.tp, &g.cp, &g.ep, &g.dp, &g.expertDp, &g.dpAcrossInstances,
                           &g.expertDpAcrossInstances})
         *bytes /= ctx.p;
-    ctx.ev.traffic = linkTraffic(ctx.s, ctx.placement, g, ctx.ev.iterationTimeS);
+    ctx.ev.traffic =
+        linkTraffic(ctx.s, ctx.placement, g, ctx.ev.iterationTimeS, &ctx.topology.routedTopology());
     if (!ctx.options.billOfMaterials)
         return;
     const TopologyModel& t = ctx.topology;

@@ -85,7 +85,7 @@ void addDciLoads(EvaluationContext& ctx, const std::vector<PlacementShard>& shar
             std::optional<DciRoute> scratch;
             const DciRoute* route = ctx.topology.route(src, dst, scratch);
             for (std::size_t j = 0; route && j < route->links.size(); ++j) {
-                const DciLink* link = findLink(ctx.s.topology, route->links[j]);
+                const DciLink* link = ctx.topology.link(route->links[j]);
                 if (!link)
                     continue;
                 const bool fromA = link->a == route->datacenters[j];

@@ -182,10 +182,11 @@ constexpr std::array kTemplates{
              "{datacenter} holds {held_gpus} GPUs, but the placement puts {placed_gpus} there: "
              "{spare_gpus} stay idle"},
     Template{WarningCode::ParallelDciLinks, WarningForm::Default,
-             "{links} DCI links join {from_datacenter} and {to_datacenter}, but their traffic "
-             "takes one route ({link}, {used_tbps:g} Tb/s): the capacity of the other "
-             "{idle_links} ({idle_tbps:g} Tb/s) is billed but carries nothing in this model; "
-             "to count it, give one link the wavelengths of all"},
+             "{links} DCI links of different settings join {from_datacenter} and "
+             "{to_datacenter}, and their traffic takes one route ({link}, {used_tbps:g} Tb/s): "
+             "the capacity of the other {idle_links} ({idle_tbps:g} Tb/s) is billed but carries "
+             "nothing in this model; parallel links share the traffic when they differ only in "
+             "distance, latency and wavelengths"},
 };
 
 // Past this magnitude a fixed-point figure would run to many digits: three significant

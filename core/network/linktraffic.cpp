@@ -86,7 +86,8 @@ struct Accumulator
 } // namespace
 
 std::vector<LinkTraffic> linkTraffic(const Scenario& scenario, const PlacementAnalysis& placement,
-                                     const GroupBytes& bytesPerGpu, double iterationTimeS)
+                                     const GroupBytes& bytesPerGpu, double iterationTimeS,
+                                     const Topology* routed)
 {
     const Parallelism& par = scenario.parallelism;
     const auto dp = static_cast<double>(dataParallel(scenario));
@@ -128,7 +129,7 @@ std::vector<LinkTraffic> linkTraffic(const Scenario& scenario, const PlacementAn
     for (auto& [id, t] : acc.dci) {
         // A DCI link's two directions each carry its capacity: busy = bytes /
         // capacity per direction, the busier one counts.
-        const DciLink* link = findLink(scenario.topology, id);
+        const DciLink* link = findLink(routed ? *routed : scenario.topology, id);
         const double capacity = link ? dciCapacityGBps(*link) * 1e9 : 0.0;
         if (capacity > 0.0) {
             t.busyAToBS = t.bytesAToB / capacity;

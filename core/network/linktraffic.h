@@ -50,10 +50,14 @@ struct GroupBytes
 // busyS the busier one), with the pipeline's transfers taken per direction from
 // GroupBytes::pipelineDci and the collectives split evenly each way.
 //
+// `routed`: the topology the routes ran on (TopologyModel::routedTopology), whose DCI links
+// (parallel ones bundled) the traffic is on; the scenario's own topology when it has no bundle.
+//
 //   std::vector<LinkTraffic> linkTraffic(const Scenario&, const PlacementAnalysis&,
 //                                        const GroupBytes& bytesPerGpu, double iterationTimeS);
 std::vector<LinkTraffic> linkTraffic(const Scenario& scenario, const PlacementAnalysis& placement,
-                                     const GroupBytes& bytesPerGpu, double iterationTimeS);
+                                     const GroupBytes& bytesPerGpu, double iterationTimeS,
+                                     const Topology* routed = nullptr);
 
 // Fraction of a GPU's collective bytes sent at each level of `path` (sums to 1): hierarchical
 // ring collectives move (p_i - 1)/p_i of the data left at level i, which shrinks by p_i per

@@ -105,7 +105,7 @@ LinkClass topClass(const FabricDesign& f)
 
 std::string linkName(const Context& ctx, Id linkId)
 {
-    const DciLink* link = findLink(ctx.scenario.topology, linkId);
+    const DciLink* link = ctx.model.link(linkId);
     if (!link)
         return "link " + std::to_string(linkId);
     const Datacenter* a = findDatacenter(ctx.scenario.topology, link->a);
@@ -222,7 +222,7 @@ void addRouteLoads(Context& ctx, Id a, Id b, double flows, DciLoads& loads)
     if (!route)
         return;
     for (std::size_t j = 0; j < route->links.size(); ++j) {
-        const DciLink* link = findLink(ctx.scenario.topology, route->links[j]);
+        const DciLink* link = ctx.model.link(route->links[j]);
         loads[{link->id, link->a == route->datacenters[j]}] += flows;
     }
 }
@@ -264,7 +264,7 @@ LevelLink dciLevel(Context& ctx, const std::vector<Id>& dcs, double ownFlows, in
         l.latencyS = std::max(l.latencyS, route->oneWayLatencyS);
         const double rtt = 2.0 * route->oneWayLatencyS;
         for (std::size_t j = 0; j < route->links.size(); ++j) {
-            const DciLink* link = findLink(ctx.scenario.topology, route->links[j]);
+            const DciLink* link = ctx.model.link(route->links[j]);
             const auto it = loads->find({link->id, link->a == route->datacenters[j]});
             const double flows = it == loads->end() ? 1.0 : std::max(1.0, it->second);
             // The transport bounds the whole link (dcimodel.h); what it lets through is shared
@@ -391,7 +391,7 @@ Warning withLinkFigures(Context& ctx, Warning w, const LevelLink& link)
 {
     Warning out =
         std::move(w).count("link_id", link.dciLinkId).name("link", linkName(ctx, link.dciLinkId));
-    if (const DciLink* dci = findLink(ctx.scenario.topology, link.dciLinkId))
+    if (const DciLink* dci = ctx.model.link(link.dciLinkId))
         out.data.push_back({"distance_km", dci->distanceKm}); // else the text says "?"
     return std::move(out)
         .num("latency_us", link.latencyS * 1e6)
@@ -428,7 +428,7 @@ void warnShared(Context& ctx, const GroupPath& path, const std::string& what)
     if (path.levels.empty() || path.levels.back().linkClass != LinkClass::Dci)
         return;
     const LevelLink& l = path.levels.back();
-    const DciLink* dci = findLink(ctx.scenario.topology, l.dciLinkId);
+    const DciLink* dci = ctx.model.link(l.dciLinkId);
     if (!dci)
         return;
     const int perGroup = std::max(1, path.size() / std::max(1, l.participants));
@@ -458,7 +458,7 @@ void warnSplit(Context& ctx, ParallelDim dim, int degree, const LevelLink& link)
 void warnTransport(Context& ctx)
 {
     for (const auto& [id, use] : ctx.transport) {
-        const DciLink* link = findLink(ctx.scenario.topology, id);
+        const DciLink* link = ctx.model.link(id);
         if (!use.bound || !link)
             continue;
         std::string users;

@@ -3,6 +3,7 @@
 #include "model/dcilink.h"
 
 #include <algorithm>
+#include <limits>
 #include <map>
 #include <string>
 #include <utility>
@@ -22,10 +23,20 @@ const Topology& chooseTopology(std::optional<Topology>& owned, const Topology& g
 
 const std::vector<Warning> kNoWarnings;
 
-// Links joining the same two datacenters: a route takes one of them (TopologyGraph::route, the
-// shortest), so the others carry no traffic here although the bill counts them. Said once per
-// pair, naming the link the route takes and the capacity left idle, rather than letting a
-// drawing of "n links = x Tb/s" pass for capacity the model uses.
+// What must be equal for two parallel links to share a hop's traffic (bundleParallelLinks).
+bool bundleAlike(const DciLink& x, const DciLink& y)
+{
+    return std::minmax(x.a, x.b) == std::minmax(y.a, y.b) &&
+           x.gbpsPerWavelength == y.gbpsPerWavelength && x.optic == y.optic &&
+           x.lineSystem == y.lineSystem && x.transport == y.transport &&
+           x.packetLossRate == y.packetLossRate && x.windowBytes == y.windowBytes &&
+           x.headroomBytes == y.headroomBytes && x.mssBytes == y.mssBytes && x.nccl == y.nccl;
+}
+
+// Links joining the same two datacenters that bundleParallelLinks could not bundle (their
+// transport settings differ): a route takes one of them (TopologyGraph::route, the shortest),
+// so the others carry no traffic here although the bill counts them. Said once per pair of
+// `routed` (the bundled topology), naming the link the route takes and the capacity left idle.
 void warnParallelLinks(const Topology& topology, const TopologyGraph& graph,
                        std::vector<Warning>& out)
 {
@@ -70,11 +81,44 @@ void warnParallelLinks(const Topology& topology, const TopologyGraph& graph,
 
 } // namespace
 
+Topology bundleParallelLinks(const Topology& topology)
+{
+    Topology out;
+    out.regions = topology.regions;
+    out.datacenters = topology.datacenters;
+    // The first link of each datacenter pair's bundles, by pair: few bundles per pair, so a
+    // linear look among them keeps this O(links).
+    std::map<std::pair<Id, Id>, std::vector<std::size_t>> bundles;
+    std::vector<std::int64_t> wavelengths;
+    for (const DciLink& link : topology.links) {
+        std::vector<std::size_t>& pair = bundles[std::minmax(link.a, link.b)];
+        const auto same = std::find_if(pair.begin(), pair.end(), [&](std::size_t i) {
+            return bundleAlike(out.links[i], link);
+        });
+        if (link.a == link.b || same == pair.end()) {
+            if (link.a != link.b)
+                pair.push_back(out.links.size());
+            out.links.push_back(link);
+            wavelengths.push_back(link.wavelengths);
+            continue;
+        }
+        DciLink& bundle = out.links[*same];
+        wavelengths[*same] += link.wavelengths;
+        bundle.distanceKm = std::max(bundle.distanceKm, link.distanceKm);
+        bundle.equipmentLatencyS = std::max(bundle.equipmentLatencyS, link.equipmentLatencyS);
+    }
+    for (std::size_t i = 0; i < out.links.size(); ++i)
+        out.links[i].wavelengths = static_cast<int>(
+            std::min<std::int64_t>(wavelengths[i], std::numeric_limits<int>::max()));
+    return out;
+}
+
 TopologyModel::TopologyModel(const Topology& topology, const Catalog& catalog, Ownership ownership,
                              bool withBom)
     : m_topology(&chooseTopology(m_owned, topology, ownership))
     , m_catalog(&catalog)
-    , m_graph(*m_topology)
+    , m_routed(bundleParallelLinks(*m_topology))
+    , m_graph(m_routed)
     , m_hasBom(withBom)
 {
     for (const Datacenter& dc : m_topology->datacenters)
@@ -105,7 +149,7 @@ TopologyModel::TopologyModel(const Topology& topology, const Catalog& catalog, O
         m_bom.insert(m_bom.end(), items.begin(), items.end());
     }
     m_bomTotals = bomTotal(m_bom);
-    warnParallelLinks(*m_topology, m_graph, m_bomWarnings);
+    warnParallelLinks(m_routed, m_graph, m_bomWarnings);
 }
 
 const DciRoute* TopologyModel::route(Id from, Id to, std::optional<DciRoute>& scratch) const
@@ -124,6 +168,11 @@ const DciRoute* TopologyModel::route(Id from, Id to, std::optional<DciRoute>& sc
     }
     scratch = m_graph.route(from, to);
     return scratch ? &*scratch : nullptr;
+}
+
+const DciLink* TopologyModel::link(Id id) const
+{
+    return findLink(m_routed, id);
 }
 
 const FabricDesign* TopologyModel::fabric(Id id) const

@@ -17,6 +17,14 @@
 
 namespace archipelago::core {
 
+// Parallel DCI links that differ in nothing but distance, equipment latency and wavelengths
+// carry a hop's traffic together: flows are hashed over equal next hops (ECMP, RFC 2992) and
+// weighted by capacity where the capacities differ (WCMP, Zhou et al., EuroSys 2014), so the hop
+// has the wavelengths of all. Every flow waits for the slowest member, so the bundle takes the
+// longest distance and latency. Links that differ otherwise (transport, rate, NCCL settings)
+// stay apart: a route takes the shortest, and the evaluation says so (parallel-dci-links).
+Topology bundleParallelLinks(const Topology& topology);
+
 class TopologyModel
 {
 public:
@@ -34,6 +42,12 @@ public:
     TopologyModel& operator=(const TopologyModel&) = delete;
 
     const Topology& topology() const { return *m_topology; }
+    // The topology routes run on: parallel DCI links joining the same two datacenters that
+    // differ in nothing but distance, equipment latency and wavelengths are one link here (the
+    // first's id), with the wavelengths of all and the longest latency (bundleParallelLinks).
+    const Topology& routedTopology() const { return m_routed; }
+    // A DCI link of routedTopology() by id; nullptr when none.
+    const DciLink* link(Id id) const;
     const Catalog& catalog() const { return *m_catalog; }
     const TopologyGraph& graph() const { return m_graph; }
     // The shortest DCI route between two datacenters (TopologyGraph::route). Tabulated for
@@ -66,6 +80,7 @@ private:
     std::optional<Topology> m_owned;
     const Topology* m_topology;
     const Catalog* m_catalog;
+    Topology m_routed; // before m_graph, which points into its links
     TopologyGraph m_graph;
     std::map<Id, DatacenterFabric> m_fabrics;
     std::vector<Id> m_ids;                         // datacenter ids in topology order
