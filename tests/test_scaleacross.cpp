@@ -85,6 +85,7 @@ private slots:
     void dciExposedNamesTheBoundarysDatacenters();
     void extremeFiguresStayShortInWarnings();
     void routedBoundaryWarningsNameTheRoute();
+    void routedGradientsLoadEveryLinkOfTheRoute();
 };
 
 void TestScaleAcross::slowerDciLengthensPipelineAndSaysWhy()
@@ -301,3 +302,42 @@ void TestScaleAcross::routedBoundaryWarningsNameTheRoute()
 
 QTEST_GUILESS_MAIN(TestScaleAcross)
 #include "test_scaleacross.moc"
+
+void TestScaleAcross::routedGradientsLoadEveryLinkOfTheRoute()
+{
+    // Half the replicas in A2, half in B1, every stage in one building: the DP rings join A2 and
+    // B1 over A2 -> A1 -> B1, so both links carry the gradients, as much each way. The traffic
+    // used to be charged to the route's bottleneck link only, leaving A1<->A2 idle.
+    core::Scenario s = threeDatacenters();
+    s.placement.shards = {core::PlacementShard(64, std::vector<core::Id>(16, 1)),
+                          core::PlacementShard(64, std::vector<core::Id>(16, 2))};
+    for (const core::Diagnostic& d : core::checkScenario(s, core::effectiveCatalog(s)))
+        QVERIFY2(d.severity != core::Diagnostic::Severity::Error, d.message.c_str());
+    const core::Evaluation ev = core::evaluate(s);
+    QVERIFY(ev.ok);
+    std::map<std::int64_t, const core::LinkTraffic*> dci;
+    for (const core::LinkTraffic& t : ev.traffic)
+        if (t.dciLinkId >= 0)
+            dci[t.dciLinkId] = &t;
+    QCOMPARE(dci.size(), std::size_t{2});
+    const core::LinkTraffic& near = *dci.at(0);
+    const core::LinkTraffic& far = *dci.at(1);
+    qInfo("  A1<->A2 %.3g B, A1<->B1 %.3g B per iteration", near.bytesPerIteration,
+          far.bytesPerIteration);
+    QVERIFY(far.bytesPerIteration > 0.0);
+    QVERIFY(std::abs(near.bytesPerIteration / far.bytesPerIteration - 1.0) < 1e-9);
+    for (const core::LinkTraffic* t : {&near, &far})
+        QVERIFY(std::abs(t->bytesAToB / t->bytesBToA - 1.0) < 1e-9);
+    // The same bytes cross the route as when A2 and B1 had a direct link: one ring, two hops.
+    core::Scenario direct = s;
+    direct.topology.links[1].a = 1;
+    const core::Evaluation one = core::evaluate(direct);
+    QVERIFY(one.ok);
+    const auto only = std::find_if(one.traffic.begin(), one.traffic.end(),
+                                   [](const auto& t) { return t.dciLinkId == 1; });
+    QVERIFY(only != one.traffic.end());
+    QVERIFY(std::abs(only->bytesPerIteration / far.bytesPerIteration - 1.0) < 1e-9);
+    // The near link's busy time is its own capacity's, not the far link's.
+    QVERIFY(near.busyS > 0.0);
+    QVERIFY(near.utilisation <= 1.0);
+}

@@ -34,10 +34,21 @@ struct Accumulator
     std::map<Id, LinkTraffic> dci;      // by link id
     bool exactPipelineDci = false;      // stage boundaries' DCI bytes come per direction
 
-    void add(const LevelLink& l, double bytesPerGpu, double gpus, bool boundary = false)
+    void add(const LevelLink& l, double bytesPerGpu, double gpus, bool boundary = false,
+             const DciSpread* spread = nullptr)
     {
         if (bytesPerGpu <= 0.0)
             return;
+        if (l.linkClass == LinkClass::Dci && spread && !spread->empty()) {
+            // Every link of every route the group's rings take (placement.h DciSpread).
+            const double total = bytesPerGpu * gpus;
+            for (const DciLinkShare& d : *spread) {
+                LinkTraffic& t = dciLink(d.dciLinkId);
+                t.bytesPerIteration += total * d.share;
+                (d.fromA ? t.bytesAToB : t.bytesBToA) += total * d.share;
+            }
+            return;
+        }
         if (l.linkClass == LinkClass::Dci && l.dciLinkId >= 0) {
             if (boundary && exactPipelineDci)
                 return;
@@ -68,11 +79,12 @@ struct Accumulator
         if (l.bandwidthGBps > 0.0)
             t.busyS += bytesPerGpu / (l.bandwidthGBps * 1e9);
     }
-    void addPath(const GroupPath& path, double bytesPerGpu, double gpus, bool allToAll)
+    void addPath(const GroupPath& path, double bytesPerGpu, double gpus, bool allToAll,
+                 const DciSpread& spread)
     {
         const auto shares = levelShares(path, allToAll);
         for (std::size_t i = 0; i < shares.size(); ++i)
-            add(path.levels[i], bytesPerGpu * shares[i], gpus);
+            add(path.levels[i], bytesPerGpu * shares[i], gpus, false, &spread);
     }
     LinkTraffic& dciLink(Id id)
     {
@@ -100,22 +112,22 @@ std::vector<LinkTraffic> linkTraffic(const Scenario& scenario, const PlacementAn
         t.bytesPerIteration += d.bytes;
         (d.fromA ? t.bytesAToB : t.bytesBToA) += d.bytes;
     }
-    acc.addPath(placement.tp, bytesPerGpu.tp, gpus, false);
-    acc.addPath(placement.cp, bytesPerGpu.cp, gpus, false);
-    acc.addPath(placement.ep, bytesPerGpu.ep, gpus, true);
+    acc.addPath(placement.tp, bytesPerGpu.tp, gpus, false, placement.tpDci);
+    acc.addPath(placement.cp, bytesPerGpu.cp, gpus, false, placement.cpDci);
+    acc.addPath(placement.ep, bytesPerGpu.ep, gpus, true, placement.epDci);
     const int instances = optimizerInstances(par);
     if (instances > 1) {
         GroupPath inner;
         GroupPath outer;
         splitGroupPath(placement.dp, instances, inner, outer);
-        acc.addPath(inner, bytesPerGpu.dp, gpus, false);
-        acc.addPath(outer, bytesPerGpu.dpAcrossInstances, gpus, false);
+        acc.addPath(inner, bytesPerGpu.dp, gpus, false, placement.dpDci);
+        acc.addPath(outer, bytesPerGpu.dpAcrossInstances, gpus, false, placement.dpDci);
         splitGroupPath(placement.expertDp, instances, inner, outer);
-        acc.addPath(inner, bytesPerGpu.expertDp, gpus, false);
-        acc.addPath(outer, bytesPerGpu.expertDpAcrossInstances, gpus, false);
+        acc.addPath(inner, bytesPerGpu.expertDp, gpus, false, placement.dpDci);
+        acc.addPath(outer, bytesPerGpu.expertDpAcrossInstances, gpus, false, placement.dpDci);
     } else {
-        acc.addPath(placement.dp, bytesPerGpu.dp, gpus, false);
-        acc.addPath(placement.expertDp, bytesPerGpu.expertDp, gpus, false);
+        acc.addPath(placement.dp, bytesPerGpu.dp, gpus, false, placement.dpDci);
+        acc.addPath(placement.expertDp, bytesPerGpu.expertDp, gpus, false, placement.dpDci);
     }
     const std::size_t n =
         std::min(placement.stageBoundaries.size(), bytesPerGpu.stageBoundary.size());

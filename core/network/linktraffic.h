@@ -45,10 +45,11 @@ struct GroupBytes
 // DCI link (dciLinkId >= 0), in that order. bytesPerIteration sums over all GPUs; busyS is the
 // time the busiest link of the class is busy (per-GPU bytes at a level / the level's per-GPU
 // bandwidth, which already includes sharing); utilisation = busyS / iterationTimeS, at most 1.
-// Per-DCI-link figures are charged to each level's bottleneck link (exact for two sites); a
-// DCI link also gets its bytes and busy time per direction (bytes / capacity per direction,
-// busyS the busier one), with the pipeline's transfers taken per direction from
-// GroupBytes::pipelineDci and the collectives split evenly each way.
+// A collective's DCI bytes go to every link of every route its rings take, one way per ring
+// edge (PlacementAnalysis::tpDci ... dpDci); a placement without them (built by hand) charges
+// its level's bottleneck link. A DCI link gets its bytes and busy time per direction (bytes /
+// capacity per direction, busyS the busier one), with the pipeline's transfers taken per
+// direction from GroupBytes::pipelineDci.
 //
 // `routed`: the topology the routes ran on (TopologyModel::routedTopology), whose DCI links
 // (parallel ones bundled) the traffic is on; the scenario's own topology when it has no bundle.

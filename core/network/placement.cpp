@@ -259,6 +259,11 @@ void Analyzer::analyzeDenseGroups(PlacementAnalysis& out)
                 static_cast<double>(std::int64_t{par.tp} * par.cp * m_stages.front().smallest()),
                 static_cast<int>(par.ep / epLocal), nullptr, NcclTraffic::PointToPoint,
                 "EP all-to-all"));
+            // Each stage's expert groups exchange between that stage's first two sites.
+            if (out.epDci.empty())
+                for (const StageReplicas& st : m_stages)
+                    if (st.dcs.size() > 1)
+                        detail::addRingSpread(m_ctx, {st.dcs[0], st.dcs[1]}, 1.0 / m_pp, out.epDci);
             if (m_ctx.wantWarnings)
                 m_ctx.warnings.push_back(Warning{WarningCode::EpCrossesDc}
                                              .count("ep", par.ep)
@@ -315,6 +320,12 @@ void Analyzer::analyzeSplitGroups(PlacementAnalysis& out)
         }
         GroupPath& target = tp ? out.tp : out.cp;
         target = slower(target, worst);
+        // The shard's GPUs are dpReplicas / dp of the job's.
+        detail::addRingSpread(
+            m_ctx, shard.splitDatacenters,
+            static_cast<double>(shard.dpReplicas) /
+                static_cast<double>(std::max<std::int64_t>(1, dataParallel(m_scenario))),
+            tp ? out.tpDci : out.cpDci);
         detail::warnSplit(m_ctx, shard.splitDim, degree, worst.levels.back());
     }
 }
@@ -417,6 +428,10 @@ PlacementAnalysis Analyzer::run()
         const GroupPath edp = gradientPath(i, true, gradientLoads);
         out.dp = i == 0 ? dp : slower(out.dp, dp);
         out.expertDp = i == 0 ? edp : slower(out.expertDp, edp);
+        // A stage's DP groups hold 1/pp of the GPUs; their rings run over its datacenters.
+        const StageReplicas& st = m_stages[static_cast<std::size_t>(i)];
+        if (st.dcs.size() > 1)
+            detail::addRingSpread(m_ctx, st.dcs, 1.0 / m_pp, out.dpDci);
     }
     detail::warnShared(m_ctx, out.dp, "DP all-reduce");
     analyzeBoundaries(out);

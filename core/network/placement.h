@@ -75,6 +75,22 @@ struct GroupPath
     bool operator==(const GroupPath&) const = default;
 };
 
+// Where a group's DCI level puts its bytes: every directed DCI link of every route its rings
+// take, with the fraction of the bytes that cross the level (over all GPUs) that this link
+// carries one way. A ring over k sites moves 1/k of them along each of its k edges, and an
+// edge's route may take several links (A2 -> A1 -> B1), each of which carries the edge's part;
+// a ring that only some GPUs run (one stage's DP groups, one shard's split TP) carries their
+// part. Empty when the group stays inside one datacenter.
+struct DciLinkShare
+{
+    Id dciLinkId = -1;
+    bool fromA = true; // from the link's end `a` to `b`
+    double share = 0.0;
+
+    bool operator==(const DciLinkShare&) const = default;
+};
+using DciSpread = std::vector<DciLinkShare>;
+
 struct PlacementAnalysis
 {
     GroupPath tp;
@@ -82,6 +98,11 @@ struct PlacementAnalysis
     GroupPath ep;
     GroupPath dp;       // gradient reduction group of dense parameters
     GroupPath expertDp; // gradient reduction group of expert parameters (dp*cp/ep)
+    // The DCI links each group's DCI level loads (network/linktraffic.cpp charges them).
+    DciSpread tpDci;
+    DciSpread cpDci;
+    DciSpread epDci;
+    DciSpread dpDci; // also the expert DP groups', which span the same datacenters per stage
     // Boundary i joins pipeline rank i to rank i+1 (size pp-1); for interleaved schedules the
     // wrap-around boundary from rank p-1 to rank 0 is `wrapBoundary`. The worst (slowest) shard
     // decides each boundary, since data-parallel replicas wait for one another.

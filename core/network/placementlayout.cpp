@@ -233,6 +233,25 @@ void addRingLoads(Context& ctx, const std::vector<Id>& dcs, double flows, DciLoa
         addRouteLoads(ctx, dcs[k], dcs[(k + 1) % dcs.size()], flows, loads);
 }
 
+void addRingSpread(Context& ctx, const std::vector<Id>& dcs, double part, DciSpread& spread)
+{
+    const std::size_t k = dcs.size();
+    for (std::size_t e = 0; e < k && k > 1; ++e) {
+        std::optional<DciRoute> scratch;
+        const DciRoute* route = ctx.model.route(dcs[e], dcs[(e + 1) % k], scratch);
+        for (std::size_t j = 0; route && j < route->links.size(); ++j) {
+            const DciLink* link = ctx.model.link(route->links[j]);
+            const bool fromA = link->a == route->datacenters[j];
+            auto it = std::find_if(spread.begin(), spread.end(), [&](const DciLinkShare& d) {
+                return d.dciLinkId == link->id && d.fromA == fromA;
+            });
+            if (it == spread.end())
+                it = spread.insert(spread.end(), DciLinkShare{link->id, fromA, 0.0});
+            it->share += part / static_cast<double>(k);
+        }
+    }
+}
+
 LevelLink dciLevel(Context& ctx, const std::vector<Id>& dcs, double ownFlows, int participants,
                    const DciLoads* loads, NcclTraffic traffic, std::string_view user, bool oneWay)
 {

@@ -77,6 +77,10 @@ LevelList intraLevels(const DcLayout& layout, std::int64_t stride, std::int64_t 
 void addRouteLoads(Context& ctx, Id a, Id b, double flows, DciLoads& loads);
 // A ring over `dcs` (in order, closing back to the first): each hop's route carries `flows`.
 void addRingLoads(Context& ctx, const std::vector<Id>& dcs, double flows, DciLoads& loads);
+// A ring over `dcs` that carries `part` of a group's DCI bytes: each of its k edges moves part/k
+// along every directed link of its route (Thakur, Rabenseifner, Gropp 2005: a ring step sends
+// to the next member only).
+void addRingSpread(Context& ctx, const std::vector<Id>& dcs, double part, DciSpread& spread);
 // The DCI level of a ring over `dcs` (a single hop when `dcs` has two entries and `oneWay`).
 // `loads` null: the ring carries only `ownFlows`. `traffic` says which NCCL buffers the flows
 // keep in flight (network/dcimodel.h); `user` names who crosses (for the transport warning:
