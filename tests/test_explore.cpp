@@ -63,6 +63,7 @@ SearchSpace basePlacementSpace(const Scenario& base)
     std::copy(base.placement.rankOrder.begin(), base.placement.rankOrder.end(), order.begin());
     s.rankOrders = {order};
     s.dataParallel = {0};
+    s.gradReduceDtype = {base.parallelism.gradReduceDtype};
     s.globalBatch = {base.workload.globalBatch, base.workload.globalBatch};
     return s;
 }
@@ -605,6 +606,8 @@ private slots:
                                           << "/schedule/1";
         QTest::newRow("zero stage") << R"({"zero_stage": [4]})"
                                     << "/zero_stage/0";
+        QTest::newRow("gradient precision") << R"({"grad_reduce_dtype": ["fp32", "fp16"]})"
+                                            << "/grad_reduce_dtype/1";
         QTest::newRow("budget") << R"({"network_capex_budget_usd": -1})"
                                 << "/network_capex_budget_usd";
         QTest::newRow("sequence parallel") << R"({"sequence_parallel": [1]})"
@@ -906,6 +909,52 @@ private slots:
         for (const std::string& v : seen)
             values += v + "; ";
         QVERIFY2(seen.size() == 14, values.c_str());
+    }
+
+    // The gradient-reduction precision is a dimension: absent from the default space (the base's
+    // only, since bf16 trades accuracy), searched when asked, and carried to the point's scenario.
+    // With DP across the buildings, bf16 halves the gradients on the DCI, so its best point is
+    // no slower than fp32's.
+    void gradientPrecisionIsSearchedWhenAsked()
+    {
+        const Scenario base = loadPreset(presetPath("llama3-405b-two-buildings.json"));
+        const Catalog catalog = effectiveCatalog(base);
+        QCOMPARE(defaultSearchSpace(base).gradReduceDtype,
+                 std::vector<GradReduceDtype>{base.parallelism.gradReduceDtype});
+        SearchSpace space = pinnedSpace(base);
+        space.boundaries = {PlacementBoundary::Dp};
+        space.gradReduceDtype = {GradReduceDtype::Fp32, GradReduceDtype::Bf16};
+        SweepOptions options;
+        options.top = 1000;
+        const SweepResult r = runSweep(base, catalog, space, options);
+        QVERIFY(r.ok);
+        checkCountsAddUp(r.counts);
+        std::map<GradReduceDtype, double> best;
+        EvaluateOptions lean;
+        lean.timeline = lean.warnings = lean.billOfMaterials = lean.attribution = false;
+        for (const SweepPoint& p : r.top) {
+            const Scenario sc = applyPoint(base, p.point, p.placement);
+            QCOMPARE(sc.parallelism.gradReduceDtype, p.point.gradReduceDtype);
+            QCOMPARE(evaluate(sc, catalog, lean).iterationTimeS, p.evaluation.iterationTimeS);
+            QCOMPARE(describeSweepPoint(p).find("grads bf16") != std::string::npos,
+                     p.point.gradReduceDtype == GradReduceDtype::Bf16);
+            const double t = p.evaluation.iterationTimeS;
+            auto [it, fresh] = best.try_emplace(p.point.gradReduceDtype, t);
+            if (!fresh)
+                it->second = std::min(it->second, t);
+        }
+        QCOMPARE(best.size(), std::size_t{2});
+        qInfo("best fp32 %.3f s, bf16 %.3f s", best.at(GradReduceDtype::Fp32),
+              best.at(GradReduceDtype::Bf16));
+        QVERIFY(best.at(GradReduceDtype::Bf16) <= best.at(GradReduceDtype::Fp32));
+        // The saved space says what was searched, and reads back.
+        const std::string saved = searchSpaceToJson(space).dump();
+        QVERIFY2(saved.find(R"("grad_reduce_dtype":["fp32","bf16"])") != std::string::npos,
+                 saved.c_str());
+        DiagnosticSink sink("space.json");
+        const std::optional<SearchSpace> back = parseSearchSpace(saved, base, sink);
+        QVERIFY(back);
+        QCOMPARE(back->gradReduceDtype, space.gradReduceDtype);
     }
 
     void dpAcrossAndPpAcrossDiffer()

@@ -67,6 +67,7 @@ SearchSpace pinnedSpace(const Scenario& base)
     s.recompute = {par.recompute};
     s.zeroStage = {par.zeroStage};
     s.distributedOptimizer = {par.distributedOptimizer};
+    s.gradReduceDtype = {par.gradReduceDtype};
     s.globalBatch = {base.workload.globalBatch, base.workload.globalBatch};
     return s;
 }

@@ -38,7 +38,7 @@ struct DimensionInfo
     const char* hint;
 };
 
-const std::array<DimensionInfo, 20> kDimensionInfo{{
+const std::array<DimensionInfo, 21> kDimensionInfo{{
     {core::spacekeys::kTp, "TP", "Tensor-parallel degrees, e.g. 1, 2, 4, 8"},
     {core::spacekeys::kCp, "CP", "Context-parallel degrees"},
     {core::spacekeys::kPp, "PP", "Pipeline stages"},
@@ -55,6 +55,8 @@ const std::array<DimensionInfo, 20> kDimensionInfo{{
     {core::spacekeys::kSequenceParallel, "Sequence parallel", "on, off"},
     {core::spacekeys::kZeroStage, "ZeRO stage", "0, 1, 2, 3"},
     {core::spacekeys::kDistributedOptimizer, "Distributed optimizer", "on, off"},
+    {core::spacekeys::kGradReduceDtype, "Gradient reduction",
+     "fp32, bf16 (bf16 halves the DP bytes; its effect on convergence is yours to judge)"},
     {core::spacekeys::kBoundary, "Across datacenters",
      "base (the scenario's placement), pp (stages split), dp (whole replicas)"},
     {core::spacekeys::kStageSplit, "Stage split",
@@ -186,6 +188,8 @@ QString baseValueText(const std::string& key, const core::Scenario& s)
         return QString::number(par.zeroStage);
     if (key == k::kDistributedOptimizer)
         return flag(par.distributedOptimizer);
+    if (key == k::kGradReduceDtype)
+        return QString::fromLatin1(core::toString(par.gradReduceDtype));
     if (key == k::kStageSplit)
         return QStringLiteral("0");
     if (key == k::kRankOrder) {

@@ -36,6 +36,7 @@ struct DesignPoint
     Recompute recompute = Recompute::None;
     int zeroStage = 0;
     bool distributedOptimizer = false;
+    GradReduceDtype gradReduceDtype = GradReduceDtype::Fp32;
     // Not a dimension: the global batch the search gave the point (SearchSpace::globalBatch)
     // when it differs from the base's; 0: the base's.
     int globalBatch = 0;

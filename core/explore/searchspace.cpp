@@ -175,13 +175,16 @@ SearchSpace defaultSearchSpace(const Scenario& base)
     if (par.zeroStage < 1)
         s.zeroStage.push_back(1);
     s.distributedOptimizer = {false, true};
+    // The base's precision only: reducing in bf16 trades accuracy for bytes, which is the
+    // user's call (docs/explore.md), so a space searches it only when asked.
+    s.gradReduceDtype = {par.gradReduceDtype};
     s.globalBatch = {w.globalBatch, w.globalBatch};
     return s;
 }
 
 std::uint64_t spacePoints(const SearchSpace& s)
 {
-    const std::array<std::size_t, 20> sizes{s.dciTransports.size(),
+    const std::array<std::size_t, 21> sizes{s.dciTransports.size(),
                                             s.wavelengths.size(),
                                             s.fabrics.size(),
                                             s.ncclChannels.size(),
@@ -200,7 +203,8 @@ std::uint64_t spacePoints(const SearchSpace& s)
                                             s.extraInFlightAtDci.size(),
                                             s.recompute.size(),
                                             s.zeroStage.size(),
-                                            s.distributedOptimizer.size()};
+                                            s.distributedOptimizer.size(),
+                                            s.gradReduceDtype.size()};
     return cappedProduct(sizes, kMaxSpacePoints);
 }
 

@@ -142,6 +142,7 @@ struct SearchSpace
     std::vector<Recompute> recompute;
     std::vector<int> zeroStage;
     std::vector<bool> distributedOptimizer;
+    std::vector<GradReduceDtype> gradReduceDtype;
     // Constraints beyond HBM fit (always on).
     std::optional<double> networkCapexBudgetUsd;
     std::optional<double> networkPowerBudgetW;

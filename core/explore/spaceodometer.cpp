@@ -24,7 +24,8 @@ SpaceOdometer::SpaceOdometer(const SearchSpace& space)
                space.extraInFlightAtDci.size(),
                space.recompute.size(),
                space.zeroStage.size(),
-               space.distributedOptimizer.size()};
+               space.distributedOptimizer.size(),
+               space.gradReduceDtype.size()};
     m_size = spacePoints(space);
     if (m_size > kMaxSpacePoints)
         m_size = 0; // refused by the reader; an empty odometer otherwise
@@ -74,6 +75,7 @@ DesignPoint SpaceOdometer::at(std::uint64_t index) const
     p.recompute = s.recompute[digit[17]];
     p.zeroStage = s.zeroStage[digit[18]];
     p.distributedOptimizer = s.distributedOptimizer[digit[19]];
+    p.gradReduceDtype = s.gradReduceDtype[digit[20]];
     return p;
 }
 

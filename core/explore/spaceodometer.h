@@ -17,7 +17,7 @@ namespace archipelago::core {
 class SpaceOdometer
 {
 public:
-    static constexpr int kDimensions = 20;
+    static constexpr int kDimensions = 21;
     static constexpr int kTopologyDimensions = 4;  // the first four
     static constexpr int kPlacementDimensions = 8; // the next eight
 

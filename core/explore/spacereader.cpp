@@ -439,6 +439,10 @@ std::optional<SearchSpace> parseSearchSpace(std::string_view text, const Scenari
                      return intIn(v, p, sink, out, 0, 3, "an integer in 0..3");
                  });
         readList(r, spacekeys::kDistributedOptimizer, s.distributedOptimizer, flag);
+        readList(r, spacekeys::kGradReduceDtype, s.gradReduceDtype,
+                 [&](const Json& v, const std::string& p, GradReduceDtype& out) {
+                     return enumIn(v, p, sink, out, &gradReduceDtypeFromString, "fp32, bf16");
+                 });
         double budget = 0.0;
         if (r.number(spacekeys::kCapexBudget, budget, Need::Optional, limits::kPositiveNumber))
             s.networkCapexBudgetUsd = budget;

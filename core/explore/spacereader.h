@@ -34,6 +34,7 @@ inline constexpr const char* kExtraInFlight = "extra_in_flight_at_dci";
 inline constexpr const char* kRecompute = "recompute";
 inline constexpr const char* kZeroStage = "zero_stage";
 inline constexpr const char* kDistributedOptimizer = "distributed_optimizer";
+inline constexpr const char* kGradReduceDtype = "grad_reduce_dtype";
 inline constexpr const char* kCapexBudget = "network_capex_budget_usd";
 inline constexpr const char* kPowerBudget = "network_power_budget_w";
 inline constexpr const char* kDciCapacityMin = "dci_capacity_gbps_min";

@@ -51,6 +51,7 @@ void applyKnobs(Scenario& sc, const Scenario& base, const DesignPoint& p,
     par.recompute = p.recompute;
     par.zeroStage = p.zeroStage;
     par.distributedOptimizer = p.distributedOptimizer;
+    par.gradReduceDtype = p.gradReduceDtype;
     // Sequence parallelism splits along TP: off without TP (Megatron-LM arguments.py).
     par.sequenceParallel = p.sequenceParallel && p.tp > 1;
     sc.schedule.kind = p.schedule;
@@ -441,6 +442,7 @@ DesignPoint pointOf(const Scenario& sc)
     p.recompute = par.recompute;
     p.zeroStage = par.zeroStage;
     p.distributedOptimizer = par.distributedOptimizer;
+    p.gradReduceDtype = par.gradReduceDtype;
     return p;
 }
 

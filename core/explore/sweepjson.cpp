@@ -128,26 +128,28 @@ nlohmann::json designPointToJson(const DesignPoint& p)
     // A point's knobs are the space's dimensions, one value each.
     using namespace spacekeys;
     // "base": each DCI link or datacenter keeps its own value; "max": the largest DP that fits.
-    nlohmann::json j = {{kDciTransport, choiceToJson(p.dciTransport, transportName)},
-                        {kWavelengths, choiceToJson(p.wavelengths, [](int n) { return n; })},
-                        {kFabric, fabricToJson(p.fabric)},
-                        {kNcclChannels, p.ncclChannels > 0 ? nlohmann::json(p.ncclChannels) : kBase},
-                        {kTp, p.tp},
-                        {kCp, p.cp},
-                        {kPp, p.pp},
-                        {kEp, p.ep},
-                        {kBoundary, toString(p.boundary)},
-                        {kStageSplit, stageSplitToJson(p.stageSplit)},
-                        {kRankOrder, rankOrderToString(p.rankOrder)},
-                        {kDp, p.dataParallel > 0 ? nlohmann::json(p.dataParallel) : kMax},
-                        {kSequenceParallel, p.sequenceParallel},
-                        {kVirtualStages, p.virtualStages},
-                        {kMicroBatch, p.microBatch},
-                        {kSchedule, toString(p.schedule)},
-                        {kExtraInFlight, p.extraInFlightAtDci},
-                        {kRecompute, toString(p.recompute)},
-                        {kZeroStage, p.zeroStage},
-                        {kDistributedOptimizer, p.distributedOptimizer}};
+    nlohmann::json j = {
+        {kDciTransport, choiceToJson(p.dciTransport, transportName)},
+        {kWavelengths, choiceToJson(p.wavelengths, [](int n) { return n; })},
+        {kFabric, fabricToJson(p.fabric)},
+        {kNcclChannels, p.ncclChannels > 0 ? nlohmann::json(p.ncclChannels) : kBase},
+        {kTp, p.tp},
+        {kCp, p.cp},
+        {kPp, p.pp},
+        {kEp, p.ep},
+        {kBoundary, toString(p.boundary)},
+        {kStageSplit, stageSplitToJson(p.stageSplit)},
+        {kRankOrder, rankOrderToString(p.rankOrder)},
+        {kDp, p.dataParallel > 0 ? nlohmann::json(p.dataParallel) : kMax},
+        {kSequenceParallel, p.sequenceParallel},
+        {kVirtualStages, p.virtualStages},
+        {kMicroBatch, p.microBatch},
+        {kSchedule, toString(p.schedule)},
+        {kExtraInFlight, p.extraInFlightAtDci},
+        {kRecompute, toString(p.recompute)},
+        {kZeroStage, p.zeroStage},
+        {kDistributedOptimizer, p.distributedOptimizer},
+        {kGradReduceDtype, toString(p.gradReduceDtype)}};
     if (p.globalBatch > 0)
         j[kGlobalBatch] = p.globalBatch;
     if (p.index != std::numeric_limits<std::uint64_t>::max())
@@ -183,7 +185,8 @@ std::string describeSweepPoint(const SweepPoint& p)
             toString(d.schedule) +
             (d.extraInFlightAtDci > 0 ? "+" + std::to_string(d.extraInFlightAtDci) : "") +
             " recompute " + toString(d.recompute) + " zero " + std::to_string(d.zeroStage) +
-            (d.distributedOptimizer ? " distopt" : "");
+            (d.distributedOptimizer ? " distopt" : "") +
+            (d.gradReduceDtype == GradReduceDtype::Bf16 ? " grads bf16" : "");
     if (d.globalBatch > 0)
         text += " batch " + std::to_string(d.globalBatch);
     // One value for every link ("dci lossy-ip", "32 wavelengths"), or one per link

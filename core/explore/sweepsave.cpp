@@ -190,6 +190,8 @@ nlohmann::ordered_json searchSpaceToJson(const SearchSpace& s)
     j[kRecompute] = listJson(s.recompute, [](Recompute r) { return OJson(toString(r)); });
     j[kZeroStage] = listJson(s.zeroStage, number);
     j[kDistributedOptimizer] = listJson(s.distributedOptimizer, flag);
+    j[kGradReduceDtype] =
+        listJson(s.gradReduceDtype, [](GradReduceDtype d) { return OJson(toString(d)); });
     if (s.networkCapexBudgetUsd)
         j[kCapexBudget] = *s.networkCapexBudgetUsd;
     if (s.networkPowerBudgetW)
