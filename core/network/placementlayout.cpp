@@ -241,6 +241,8 @@ void addRingSpread(Context& ctx, const std::vector<Id>& dcs, double part, DciSpr
         const DciRoute* route = ctx.model.route(dcs[e], dcs[(e + 1) % k], scratch);
         for (std::size_t j = 0; route && j < route->links.size(); ++j) {
             const DciLink* link = ctx.model.link(route->links[j]);
+            if (!link)
+                continue;
             const bool fromA = link->a == route->datacenters[j];
             auto it = std::find_if(spread.begin(), spread.end(), [&](const DciLinkShare& d) {
                 return d.dciLinkId == link->id && d.fromA == fromA;
