@@ -1,0 +1,130 @@
+#include "evaluation/goodput.h"
+
+#include "compute/memorymodel.h"
+#include "compute/modelflops.h"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <map>
+
+namespace archipelago::core {
+
+namespace {
+
+constexpr double kInfinity = std::numeric_limits<double>::infinity();
+constexpr double kDayS = 86400.0;
+
+// Parameters of the whole model (no TP or EP split): every layer, the input embedding and,
+// unless tied, the output layer.
+double modelParams(const Workload& w)
+{
+    Parallelism whole;
+    double params = 0.0;
+    for (int i = 0; i < w.layers; ++i) {
+        const LayerParams p = layerParamsPerGpu(w, whole, isMoeLayer(w, i));
+        params += p.dense + p.expert;
+    }
+    return params + vocabParamsPerGpu(w, whole) * (w.tiedEmbeddings ? 1.0 : 2.0);
+}
+
+// GPUs of the job in each datacenter, from the placement (the first datacenter when it has
+// no shards).
+std::map<Id, double> gpusPerDatacenter(const Scenario& s, double gpus)
+{
+    std::map<Id, double> out;
+    const Parallelism& par = s.parallelism;
+    const double perStageReplica = static_cast<double>(par.tp) * par.cp;
+    for (const PlacementShard& shard : s.placement.shards)
+        for (const Id dc : shard.stageDatacenters)
+            out[dc] += perStageReplica * shard.dpReplicas;
+    if (out.empty() && !s.topology.datacenters.empty())
+        out[s.topology.datacenters.front().id] = gpus;
+    return out;
+}
+
+} // namespace
+
+double dalyIntervalS(double checkpointS, double mtbfS)
+{
+    if (!(mtbfS < kInfinity))
+        return kInfinity;
+    const double d = std::max(0.0, checkpointS);
+    if (d >= 2.0 * mtbfS)
+        return mtbfS;
+    const double x = d / (2.0 * mtbfS);
+    return std::sqrt(2.0 * d * mtbfS) * (1.0 + std::sqrt(x) / 3.0 + x / 9.0) - d;
+}
+
+double dalyWallTimeS(double solveS, double intervalS, double checkpointS, double restartS,
+                     double mtbfS)
+{
+    if (!(mtbfS < kInfinity))
+        return solveS + (intervalS < kInfinity ? solveS / intervalS * checkpointS : 0.0);
+    const double m = mtbfS;
+    // expm1 keeps the small-exponent case exact (tau + d << M).
+    return m * std::exp(restartS / m) * std::expm1((intervalS + checkpointS) / m) * solveS /
+           intervalS;
+}
+
+Goodput goodput(const Scenario& s, const Evaluation& ev, const ReliabilityAssumptions& a)
+{
+    Goodput g;
+    const auto gpus = static_cast<double>(ev.gpus);
+    const double hosts = std::ceil(gpus / std::max(1, a.gpusPerHost));
+    for (const FailureCause& c : a.causes)
+        g.interruptionsPerDay += c.perUnitPerDay * (c.unit == FailureUnit::Gpu ? gpus : hosts);
+    g.mtbfS = g.interruptionsPerDay > 0.0 ? kDayS / g.interruptionsPerDay : kInfinity;
+
+    // Every datacenter writes (and on restart reads) the state its GPUs hold to its own storage,
+    // in proportion to its GPUs; the slowest decides.
+    g.checkpointBytes = modelParams(s.workload) * a.checkpointBytesPerParam;
+    double largestShare = 1.0;
+    if (gpus > 0.0) {
+        largestShare = 0.0;
+        for (const auto& [dc, n] : gpusPerDatacenter(s, gpus))
+            largestShare = std::max(largestShare, n / gpus);
+    }
+    const double dcBytes = g.checkpointBytes * largestShare;
+    g.checkpointWriteS = a.storageWriteGBps > 0.0 ? dcBytes / (a.storageWriteGBps * 1e9) : 0.0;
+    const double readS = a.storageReadGBps > 0.0 ? dcBytes / (a.storageReadGBps * 1e9) : 0.0;
+    // Asynchronous: training waits only for each GPU's copy of its shard to host memory.
+    const double shardBytes = gpus > 0.0 ? g.checkpointBytes / gpus : 0.0;
+    g.checkpointBlockingS = a.asynchronousCheckpoint && a.deviceToHostGBps > 0.0
+                                ? shardBytes / (a.deviceToHostGBps * 1e9)
+                                : g.checkpointWriteS;
+    g.restartS = a.relaunchS + a.communicatorInitS + readS;
+
+    // A checkpoint is taken between iterations, and the next cannot start before the last
+    // one is on storage.
+    g.checkpointIntervalS = std::max(dalyIntervalS(g.checkpointBlockingS, g.mtbfS),
+                                     std::max(ev.iterationTimeS, g.checkpointWriteS));
+
+    const double solveS = ev.timeToTrainS;
+    g.usefulS = solveS;
+    if (!(solveS > 0.0) || !(g.checkpointIntervalS > 0.0)) {
+        g.effectiveTimeToTrainS = solveS;
+        g.effectiveGpuHours = ev.gpuHoursToTrain;
+        return g;
+    }
+    const double wallS =
+        dalyWallTimeS(solveS, g.checkpointIntervalS, g.checkpointBlockingS, g.restartS, g.mtbfS);
+    g.effectiveTimeToTrainS = wallS;
+    g.ettr = std::isfinite(wallS) && wallS > 0.0 ? solveS / wallS : 0.0;
+    g.effectiveGpuHours = wallS * gpus / 3600.0;
+    if (g.checkpointIntervalS < kInfinity)
+        g.checkpointS = solveS / g.checkpointIntervalS * g.checkpointBlockingS;
+    // What failures cost: each a restart and, on average, the half interval (and checkpoint)
+    // since the last checkpoint (Daly 2006, section 3, to first order): the rest of the wall
+    // time splits in that proportion.
+    if (g.mtbfS < kInfinity && std::isfinite(wallS)) {
+        const double rest = std::max(0.0, wallS - solveS - g.checkpointS);
+        const double lostPerFailureS = (g.checkpointIntervalS + g.checkpointBlockingS) / 2.0;
+        const double perFailureS = g.restartS + lostPerFailureS;
+        g.restartTotalS = perFailureS > 0.0 ? rest * g.restartS / perFailureS : 0.0;
+        g.lostWorkS = rest - g.restartTotalS;
+    }
+    return g;
+}
+
+} // namespace archipelago::core
