@@ -140,7 +140,7 @@ bool sameValue(const std::string& cell, const json& value, const char* separator
 }
 
 // Where a CSV column of an evaluation sits in evaluationToJson's object: at the top, in
-// "breakdown", or in "memory" as memory_*; nullptr when nowhere.
+// "breakdown", in "memory" as memory_* or in "goodput" as goodput_*; nullptr when nowhere.
 const json* evaluationValue(const json& ev, const std::string& column)
 {
     if (ev.contains(column))
@@ -150,6 +150,9 @@ const json* evaluationValue(const json& ev, const std::string& column)
     if (column.starts_with("memory_") && ev.contains("memory") &&
         ev.at("memory").contains(column.substr(7)))
         return &ev.at("memory").at(column.substr(7));
+    if (column.starts_with("goodput_") && ev.contains("goodput") &&
+        ev.at("goodput").contains(column.substr(8)))
+        return &ev.at("goodput").at(column.substr(8));
     return nullptr;
 }
 

@@ -47,6 +47,7 @@ EvaluationSummary::EvaluationSummary(QWidget* parent)
     m_capex = addFigure(form, tr("Network capex"));
     m_power = addFigure(form, tr("Network power"));
     m_train = addFigure(form, tr("Time to train"));
+    m_effective = addFigure(form, tr("With failures"));
     m_gpus = addFigure(form, tr("GPUs"));
 
     auto* breakdownBox = new QGroupBox(tr("Iteration breakdown"), this);
@@ -134,6 +135,18 @@ void EvaluationSummary::setEvaluation(const core::Evaluation& e)
                                                         .arg(formatTimeSpan(e.timeToTrainS),
                                                              formatGpuHours(e.gpuHoursToTrain))
                                                   : QStringLiteral("—"));
+    const core::Goodput& g = e.goodput;
+    const bool effective = e.ok && g.effectiveTimeToTrainS > 0.0;
+    m_effective->setText(
+        effective
+            ? tr("%1 (ETTR %2)").arg(formatTimeSpan(g.effectiveTimeToTrainS), formatPercent(g.ettr))
+            : QStringLiteral("—"));
+    m_effective->setToolTip(
+        effective ? tr("%1 unexpected interruptions per day (Llama 3's per-component rates), a "
+                       "restart of %2 each, checkpoints at Daly's interval. ETTR: useful time "
+                       "over wall time.")
+                        .arg(formatNumber(g.interruptionsPerDay, 1), formatTimeSpan(g.restartS))
+                  : QString());
     m_gpus->setText(formatCount(e.gpus));
     setBreakdown(e);
 

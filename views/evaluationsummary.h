@@ -43,6 +43,7 @@ private:
     QLabel* m_capex = nullptr;
     QLabel* m_power = nullptr;
     QLabel* m_train = nullptr;
+    QLabel* m_effective = nullptr; // with interruptions, checkpoints and restarts
     QLabel* m_gpus = nullptr;
     QFormLayout* m_breakdown = nullptr;
     QListWidget* m_warnings = nullptr;

@@ -11,6 +11,7 @@
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <ostream>
 
@@ -64,6 +65,15 @@ void printTable(const std::string& file, const core::Evaluation& ev, std::ostrea
                            (ev.fitsInMemory ? "" : "  OUT OF MEMORY"));
     row("time to train", num("%.3g days", ev.timeToTrainS / 86400.0));
     row("GPU-hours to train", num("%.4g", ev.gpuHoursToTrain));
+    const core::Goodput& g = ev.goodput;
+    row("interruptions", num("%.3g per day", g.interruptionsPerDay) +
+                             num(", restart %.0f s", g.restartS) +
+                             (std::isfinite(g.checkpointIntervalS)
+                                  ? num(", checkpoint every %.3g min", g.checkpointIntervalS / 60.0)
+                                  : std::string()));
+    row("effective training time", num("%.1f %%", 100.0 * g.ettr));
+    row("effective time to train", num("%.3g days", g.effectiveTimeToTrainS / 86400.0));
+    row("effective GPU-hours", num("%.4g", g.effectiveGpuHours));
     row("network capex", num("%.4g USD", ev.networkCapexUsd));
     row("network power", num("%.4g W", ev.networkPowerW));
     for (const core::LinkTraffic& t : ev.traffic)

@@ -295,6 +295,11 @@ ReportSection summarySection(const ReportInput& input)
             .arg(views::formatNumber(s.workload.trainTokens / 1e12, 1)),
         views::formatTimeSpan(e.timeToTrainS));
     add(QStringLiteral("GPU-hours to train"), views::formatWholeNumber(e.gpuHoursToTrain));
+    add(QStringLiteral("With failures (ETTR)"),
+        QStringLiteral("%1 (%2, %3 interruptions/day)")
+            .arg(views::formatTimeSpan(e.goodput.effectiveTimeToTrainS),
+                 views::formatPercent(e.goodput.ettr),
+                 views::formatNumber(e.goodput.interruptionsPerDay, 1)));
     add(QStringLiteral("Network capex"), views::formatUsd(e.networkCapexUsd));
     add(QStringLiteral("Network power"), views::formatPower(e.networkPowerW));
     add(QStringLiteral("Memory peak per GPU"),

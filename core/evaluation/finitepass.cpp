@@ -81,6 +81,8 @@ std::optional<std::string> firstNonFinite(const EvaluationContext& ctx)
         {"HFU", ev.hfu, "the iteration time"},
         {"time to train", ev.timeToTrainS, "workload.train_tokens and the iteration time"},
         {"GPU-hours to train", ev.gpuHoursToTrain, "workload.train_tokens and the iteration time"},
+        {"effective time to train", ev.goodput.effectiveTimeToTrainS,
+         "the failure rates, checkpoint and restart assumptions (model/reliability.cpp)"},
     };
     for (const Figure& f : rates)
         if (!std::isfinite(f.value) || !fitsInteger<std::int64_t>(f.value))

@@ -9,25 +9,6 @@
 
 namespace archipelago::core {
 
-struct Goodput
-{
-    double interruptionsPerDay = 0.0; // unexpected, of the whole job
-    double mtbfS = 0.0;               // mean time between them (infinite without any)
-    double checkpointBytes = 0.0;     // weights and optimizer state of the whole model
-    double checkpointBlockingS = 0.0; // training stops this long for each checkpoint
-    double checkpointWriteS = 0.0;    // the slowest datacenter's write to its storage
-    double checkpointIntervalS = 0.0; // compute between checkpoints (infinite without failures)
-    double restartS = 0.0;            // relaunch, communicators, reading the checkpoint
-    double ettr = 1.0;                // effective training time ratio: useful / wall time
-    double effectiveTimeToTrainS = 0.0;
-    double effectiveGpuHours = 0.0;
-    // The wall time split by what it does; the four sum to effectiveTimeToTrainS.
-    double usefulS = 0.0;
-    double checkpointS = 0.0;
-    double restartTotalS = 0.0;
-    double lostWorkS = 0.0;
-};
-
 // Daly's higher-order optimum interval between checkpoints of cost `checkpointS` for a mean
 // time between failures `mtbfS` (J. T. Daly, "A higher order estimate of the optimum
 // checkpoint interval for restart dumps", FGCS 22(3), 2006, eq. 37): sqrt(2 d M) [1 +

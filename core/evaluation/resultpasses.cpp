@@ -8,6 +8,7 @@
 #include "compute/computemodel.h"
 #include "compute/modelflops.h"
 #include "evaluation/evaluationfill.h"
+#include "evaluation/goodput.h"
 #include "evaluation/iterationoverhead.h"
 #include "evaluation/passes.h"
 #include "network/linktraffic.h"
@@ -92,6 +93,7 @@ void breakdownPass(EvaluationContext& ctx)
     ev.tokensPerS = tokens / ev.iterationTimeS;
     ev.timeToTrainS = w.trainTokens / ev.tokensPerS;
     ev.gpuHoursToTrain = ev.timeToTrainS * static_cast<double>(ev.gpus) / 3600.0;
+    ev.goodput = goodput(ctx.s, ev, builtinReliability());
 }
 
 void memoryPass(EvaluationContext& ctx)

@@ -39,6 +39,8 @@ const std::vector<Column>& columns()
         for (const char* key : {kForwardS, kBackwardS, kRecomputeS, kTpCommS, kCpCommS, kEpCommS,
                                 kPpCommS, kDpCommS, kOptimizerS, kBubbleS, kInterferenceS})
             c.push_back({key, at({kBreakdown, key})});
+        for (const char* key : {kEttr, kEffectiveTimeToTrainS, kInterruptionsPerDay})
+            c.push_back({std::string(kGoodput) + "_" + key, at({kGoodput, key})});
         for (const char* key : {kWeightsGib, kGradientsGib, kOptimizerGib, kActivationsGib,
                                 kOtherGib, kInFlightMicroBatches, kWorstStage})
             c.push_back({std::string(kMemory) + "_" + key, at({kMemory, key})});

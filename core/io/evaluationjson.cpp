@@ -1,5 +1,7 @@
 #include "io/evaluationjson.h"
 
+#include <cmath>
+
 namespace archipelago::core {
 
 namespace {
@@ -67,6 +69,30 @@ json trafficJson(const std::vector<LinkTraffic>& traffic)
     return out;
 }
 
+// Infinite figures (no failures: no MTBF, no interval) are null.
+json finiteOrNull(double v)
+{
+    return std::isfinite(v) ? json(v) : json();
+}
+
+json goodputJson(const Goodput& g)
+{
+    return {{kInterruptionsPerDay, g.interruptionsPerDay},
+            {kMtbfS, finiteOrNull(g.mtbfS)},
+            {kCheckpointBytes, g.checkpointBytes},
+            {kCheckpointBlockingS, g.checkpointBlockingS},
+            {kCheckpointWriteS, g.checkpointWriteS},
+            {kCheckpointIntervalS, finiteOrNull(g.checkpointIntervalS)},
+            {kRestartS, g.restartS},
+            {kEttr, g.ettr},
+            {kEffectiveTimeToTrainS, g.effectiveTimeToTrainS},
+            {kEffectiveGpuHours, g.effectiveGpuHours},
+            {kUsefulS, g.usefulS},
+            {kCheckpointsS, g.checkpointS},
+            {kRestartsS, g.restartTotalS},
+            {kLostWorkS, g.lostWorkS}};
+}
+
 } // namespace
 
 json evaluationToJson(const std::string& file, const Evaluation& ev)
@@ -95,6 +121,7 @@ json evaluationToJson(const std::string& file, const Evaluation& ev)
             {kTraffic, trafficJson(ev.traffic)},
             {kTimeToTrainS, ev.timeToTrainS},
             {kGpuHours, ev.gpuHoursToTrain},
+            {kGoodput, goodputJson(ev.goodput)},
             {kGpus, ev.gpus},
             {kWarnings, warnings},
             {kAssumptions, ev.assumptions}};

@@ -33,8 +33,25 @@ inline constexpr const char* kTraffic = "traffic";
 inline constexpr const char* kTimeToTrainS = "time_to_train_s";
 inline constexpr const char* kGpuHours = "gpu_hours";
 inline constexpr const char* kGpus = "gpus";
+inline constexpr const char* kGoodput = "goodput";
 inline constexpr const char* kWarnings = "warnings";
 inline constexpr const char* kAssumptions = "assumptions";
+
+// goodput
+inline constexpr const char* kInterruptionsPerDay = "interruptions_per_day";
+inline constexpr const char* kMtbfS = "mtbf_s";
+inline constexpr const char* kCheckpointBytes = "checkpoint_bytes";
+inline constexpr const char* kCheckpointBlockingS = "checkpoint_blocking_s";
+inline constexpr const char* kCheckpointWriteS = "checkpoint_write_s";
+inline constexpr const char* kCheckpointIntervalS = "checkpoint_interval_s";
+inline constexpr const char* kRestartS = "restart_s";
+inline constexpr const char* kEttr = "ettr";
+inline constexpr const char* kEffectiveTimeToTrainS = "effective_time_to_train_s";
+inline constexpr const char* kEffectiveGpuHours = "effective_gpu_hours";
+inline constexpr const char* kUsefulS = "useful_s";
+inline constexpr const char* kCheckpointsS = "checkpoints_s";
+inline constexpr const char* kRestartsS = "restarts_s";
+inline constexpr const char* kLostWorkS = "lost_work_s";
 
 // memory
 inline constexpr const char* kWeightsGib = "weights_gib";

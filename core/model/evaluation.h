@@ -219,6 +219,27 @@ struct Warning
 // JSON, the window and the reports show.
 std::string warningText(const Warning& warning);
 
+// The run, not the iteration (evaluation/goodput.h): interruptions, checkpoints and restarts
+// around the iteration time.
+struct Goodput
+{
+    double interruptionsPerDay = 0.0; // unexpected, of the whole job
+    double mtbfS = 0.0;               // mean time between them (infinite without any)
+    double checkpointBytes = 0.0;     // weights and optimizer state of the whole model
+    double checkpointBlockingS = 0.0; // training stops this long for each checkpoint
+    double checkpointWriteS = 0.0;    // the slowest datacenter's write to its storage
+    double checkpointIntervalS = 0.0; // compute between checkpoints (infinite without failures)
+    double restartS = 0.0;            // relaunch, communicators, reading the checkpoint
+    double ettr = 1.0;                // effective training time ratio: useful / wall time
+    double effectiveTimeToTrainS = 0.0;
+    double effectiveGpuHours = 0.0;
+    // The wall time split by what it does; the four sum to effectiveTimeToTrainS.
+    double usefulS = 0.0;
+    double checkpointS = 0.0;
+    double restartTotalS = 0.0;
+    double lostWorkS = 0.0;
+};
+
 struct Evaluation
 {
     bool ok = false; // false: the scenario could not be evaluated (see warnings)
@@ -241,6 +262,7 @@ struct Evaluation
     double networkPowerW = 0.0;
     double timeToTrainS = 0.0;
     double gpuHoursToTrain = 0.0;
+    Goodput goodput;
     std::int64_t gpus = 0;
     std::vector<TimelineBlock> timeline; // one representative pipeline
     std::vector<Warning> warnings;
