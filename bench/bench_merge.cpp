@@ -30,7 +30,10 @@ std::vector<archipelago::core::SweepShardJson> antiDiagonalShards(std::uint64_t 
             list.push_back(
                 {{"index", index},
                  {"evaluation",
-                  {{"iteration_time_s", t}, {"time_to_train_s", t}, {"memory_peak_gib", y}}},
+                  {{"iteration_time_s", t},
+                   {"time_to_train_s", t},
+                   {"memory_peak_gib", y},
+                   {"goodput", {{"effective_time_to_train_s", t}}}}},
                  {"network_capex_usd", y},
                  {"total_cost_usd", y}});
         }

@@ -310,6 +310,11 @@ private slots:
         }
         for (std::size_t k = 0; k < kSweepObjectives; ++k)
             QCOMPARE(saved->topBy[k].size(), r.topBy[k].size());
+        const auto effective = static_cast<std::size_t>(SweepObjective::EffectiveTimeToTrain);
+        QVERIFY(!r.topBy[effective].empty());
+        for (std::size_t i = 0; i < r.topBy[effective].size(); ++i)
+            QCOMPARE(saved->topBy[effective][i].evaluation.goodput.effectiveTimeToTrainS,
+                     r.topBy[effective][i].evaluation.goodput.effectiveTimeToTrainS);
         // Written again, the same text.
         SweepResult again = r;
         QCOMPARE(savedSweepToJson(saved->space, r).dump(), savedSweepToJson(space, again).dump());
@@ -955,6 +960,37 @@ private slots:
         const std::optional<SearchSpace> back = parseSearchSpace(saved, base, sink);
         QVERIFY(back);
         QCOMPARE(back->gradReduceDtype, space.gradReduceDtype);
+    }
+
+    void ranksByEffectiveTimeToTrain()
+    {
+        // The list by time to train with failures holds every ranked point (top 1000 > all),
+        // in increasing effective time, each the full evaluation's goodput, never below the
+        // failure-free time.
+        const Scenario base = loadPreset(presetPath("llama3-405b-two-buildings.json"));
+        const Catalog catalog = effectiveCatalog(base);
+        SweepOptions options;
+        options.top = 100'000;
+        const SweepResult r = runSweep(base, catalog, defaultSearchSpace(base), options);
+        QVERIFY(r.ok);
+        const auto& list = r.topBy[static_cast<std::size_t>(SweepObjective::EffectiveTimeToTrain)];
+        QCOMPARE(list.size(), static_cast<std::size_t>(r.counts.feasible));
+        QVERIFY(list.size() > 1);
+        QCOMPARE(std::string(toString(SweepObjective::EffectiveTimeToTrain)),
+                 std::string("effective_time_to_train"));
+        for (std::size_t i = 0; i < list.size(); ++i) {
+            const Goodput& g = list[i].evaluation.goodput;
+            QVERIFY(g.effectiveTimeToTrainS >= list[i].evaluation.timeToTrainS);
+            QVERIFY(g.ettr > 0.0 && g.ettr < 1.0);
+            if (i > 0)
+                QVERIFY(list[i - 1].evaluation.goodput.effectiveTimeToTrainS <=
+                        g.effectiveTimeToTrainS);
+        }
+        for (std::size_t i : {std::size_t{0}, list.size() - 1}) {
+            const Scenario sc = applyPoint(base, list[i].point, list[i].placement);
+            QCOMPARE(evaluate(sc, catalog).goodput.effectiveTimeToTrainS,
+                     list[i].evaluation.goodput.effectiveTimeToTrainS);
+        }
     }
 
     void dpAcrossAndPpAcrossDiffer()

@@ -136,6 +136,7 @@ private slots:
     void stopIfOutOfMemoryKeepsFittingPoints();
     void filter_data();
     void filter();
+    void effectiveTimeToTrainIsBoundedByTimeToTrain();
     void filterUsesTheBestFrontPoint();
 };
 
@@ -349,12 +350,32 @@ void TestLowerBound::filter()
     state.trainTimeVsCost = {{1000.0, 5e6}};
     state.top[static_cast<std::size_t>(SweepObjective::IterationTime)] = fullList(10.0, 10.0);
     state.top[static_cast<std::size_t>(SweepObjective::TimeToTrain)] = fullList(1000.0, 10.0);
+    state.top[static_cast<std::size_t>(SweepObjective::EffectiveTimeToTrain)] =
+        fullList(1000.0, 10.0);
     state.top[static_cast<std::size_t>(SweepObjective::TotalCost)] = fullList(6e6, 12.0);
     state.top[static_cast<std::size_t>(SweepObjective::NetworkCapex)] = fullList(100.0, 12.0);
     state.top[static_cast<std::size_t>(SweepObjective::MemoryPeak)] = fullList(70.0, 12.0);
     state.baseTimeS = 11.0;
     const BoundFilter filter(state);
     QCOMPARE(filter.prunable({timeS, trainS, memoryGib, capexUsd, costUsd}), prunable);
+}
+
+void TestLowerBound::effectiveTimeToTrainIsBoundedByTimeToTrain()
+{
+    // Nothing bounds a run's interruptions from below, so the list by time to train with
+    // failures keeps every point whose failure-free time could still beat its last.
+    BoundFilterState state;
+    state.timeVsCapex = {{1.0, 1.0}};
+    state.timeVsMemory = {{1.0, 1.0}};
+    state.trainTimeVsCost = {{1.0, 1.0}};
+    const double inf = std::numeric_limits<double>::infinity();
+    for (auto& list : state.top)
+        list = fullList(-inf, -inf);
+    const auto effective = static_cast<std::size_t>(SweepObjective::EffectiveTimeToTrain);
+    state.top[effective] = fullList(1200.0, 10.0);
+    state.baseTimeS = 1.0;
+    QVERIFY(!BoundFilter(state).prunable({12.0, 1100.0, 9.0, 9.0, 9.0}));
+    QVERIFY(BoundFilter(state).prunable({12.0, 1300.0, 9.0, 9.0, 9.0}));
 }
 
 void TestLowerBound::filterUsesTheBestFrontPoint()

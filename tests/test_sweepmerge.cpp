@@ -425,7 +425,7 @@ private slots:
                 static const std::set<std::string> kRead = {
                     "index",          "evaluation",       "network_capex_usd",
                     "total_cost_usd", "iteration_time_s", "time_to_train_s",
-                    "memory_peak_gib"};
+                    "memory_peak_gib", "goodput",         "effective_time_to_train_s"};
                 if (depth >= 4 && !kRead.contains(at.back()))
                     return;
                 if (depth > 0)

@@ -57,12 +57,14 @@ SweepTopTable::SweepTopTable(QWidget* parent)
 {
     setColumnCount(ColumnCount);
     setHorizontalHeaderLabels({tr("#"), tr("Iteration"), tr("Δ iter."), tr("Time to train"),
-                               tr("Total cost"), tr("Network capex"), tr("Δ capex"), tr("Memory"),
+                               tr("With failures"), tr("Total cost"), tr("Network capex"), tr("Δ capex"), tr("Memory"),
                                tr("MFU"), tr("Configuration")});
     const QStringList tips{tr("Rank in this objective's list"),
                            tr("Iteration time"),
                            tr("Iteration time relative to the current design"),
                            tr("Time to train the workload's tokens"),
+                           tr("Time to train once interruptions, checkpoints and restarts are "
+                              "counted (docs/goodput.md)"),
                            tr("GPUs used at catalog price plus the network capex"),
                            tr("Network capex of the point's topology variant"),
                            tr("Network capex minus the current design's"),
@@ -116,6 +118,11 @@ void SweepTopTable::setPoints(const std::vector<core::SweepPoint>& points,
                 new NumberItem(formatSeconds(e.iterationTimeS), e.iterationTimeS));
         setItem(row, IterationDelta, new NumberItem(signedPercent(iterDelta), iterDelta));
         setItem(row, TimeToTrain, new NumberItem(formatTimeSpan(e.timeToTrainS), e.timeToTrainS));
+        const double effectiveS = e.goodput.effectiveTimeToTrainS;
+        setItem(row, EffectiveTimeToTrain,
+                new NumberItem(std::isfinite(effectiveS) ? formatTimeSpan(effectiveS)
+                                                         : QStringLiteral("—"),
+                               effectiveS));
         setItem(row, TotalCost, new NumberItem(formatUsd(p.totalCostUsd), p.totalCostUsd));
         setItem(row, NetworkCapex, new NumberItem(formatUsd(p.networkCapexUsd), p.networkCapexUsd));
         setItem(row, CapexDelta, new NumberItem(signedUsd(capexDelta), capexDelta));

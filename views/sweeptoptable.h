@@ -26,6 +26,7 @@ public:
         IterationTime,
         IterationDelta,
         TimeToTrain,
+        EffectiveTimeToTrain,
         TotalCost,
         NetworkCapex,
         CapexDelta,

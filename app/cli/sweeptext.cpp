@@ -124,6 +124,9 @@ std::string objectiveText(core::SweepObjective objective, const json& p)
         return num("%.4g s", iterationTime(p));
     case core::SweepObjective::TimeToTrain:
         return num("%.4g days", number(p, {kEvaluation, kTimeToTrainS}) / 86400.0);
+    case core::SweepObjective::EffectiveTimeToTrain:
+        return num("%.4g days with failures",
+                   number(p, {kEvaluation, kGoodput, kEffectiveTimeToTrainS}) / 86400.0);
     case core::SweepObjective::TotalCost:
         return num("%.4g USD", number(p, {kTotalCostUsd}));
     case core::SweepObjective::NetworkCapex:

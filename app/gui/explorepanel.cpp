@@ -227,8 +227,11 @@ QWidget* ExplorePanel::makeResults()
     row->addSpacing(12);
     row->addWidget(new QLabel(tr("Top %1 by").arg(kTop), box));
     m_objective = new QComboBox(box);
-    m_objective->addItems({tr("Iteration time"), tr("Time to train"), tr("Total cost"),
+    // In core::SweepObjective's order.
+    m_objective->addItems({tr("Iteration time"), tr("Time to train"),
+                           tr("Time to train with failures"), tr("Total cost"),
                            tr("Network capex"), tr("Memory peak")});
+    Q_ASSERT(m_objective->count() == static_cast<int>(core::kSweepObjectives));
     connect(m_objective, &QComboBox::currentIndexChanged, this, &ExplorePanel::refreshTable);
     row->addWidget(m_objective);
     row->addStretch(1);

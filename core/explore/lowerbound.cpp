@@ -291,6 +291,10 @@ bool BoundFilter::prunable(const PointBounds& pt) const
         case SweepObjective::TimeToTrain:
             value = pt.timeToTrainS;
             break;
+        case SweepObjective::EffectiveTimeToTrain:
+            // The run takes at least its failure-free time (ETTR <= 1).
+            value = pt.timeToTrainS;
+            break;
         case SweepObjective::TotalCost:
             value = pt.totalCostUsd;
             break;

@@ -610,6 +610,8 @@ const char* toString(SweepObjective objective)
         return "iteration_time";
     case SweepObjective::TimeToTrain:
         return "time_to_train";
+    case SweepObjective::EffectiveTimeToTrain:
+        return "effective_time_to_train";
     case SweepObjective::TotalCost:
         return "total_cost";
     case SweepObjective::NetworkCapex:
@@ -629,6 +631,8 @@ double objectiveValue(SweepObjective objective, const SweepPoint& p)
         return p.evaluation.iterationTimeS;
     case SweepObjective::TimeToTrain:
         return p.evaluation.timeToTrainS;
+    case SweepObjective::EffectiveTimeToTrain:
+        return p.evaluation.goodput.effectiveTimeToTrainS;
     case SweepObjective::TotalCost:
         return p.totalCostUsd;
     case SweepObjective::NetworkCapex:

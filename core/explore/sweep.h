@@ -54,6 +54,8 @@ enum class SweepObjective
 {
     IterationTime,
     TimeToTrain,
+    // Time to train once interruptions, checkpoints and restarts are counted (Goodput).
+    EffectiveTimeToTrain,
     TotalCost,
     NetworkCapex,
     MemoryPeak,

@@ -18,6 +18,7 @@ namespace {
 using OJson = nlohmann::ordered_json;
 
 // A point's figures are the evaluation's keys; the rest are the sweep's (sweepkeys.h).
+using evalkeys::kEffectiveTimeToTrainS;
 using evalkeys::kIterationTimeS;
 using evalkeys::kMemoryPeakGib;
 using evalkeys::kMfu;
@@ -73,6 +74,7 @@ OJson pointJson(const SweepPoint& p)
     j[kDataParallel] = p.dataParallel;
     j[kIterationTimeS] = e.iterationTimeS;
     j[kTimeToTrainS] = e.timeToTrainS;
+    j[kEffectiveTimeToTrainS] = e.goodput.effectiveTimeToTrainS;
     j[kMemoryPeakGib] = e.memoryPeakGib;
     j[kMfu] = e.mfu;
     j[kNetworkCapexUsd] = p.networkCapexUsd;
@@ -141,6 +143,10 @@ void readPoints(ObjectReader& r, const char* key, const SpaceOdometer& odometer,
         Evaluation& e = p.evaluation;
         readFigure(o, kIterationTimeS, e.iterationTimeS);
         readFigure(o, kTimeToTrainS, e.timeToTrainS);
+        // Absent from documents saved before goodput was modelled: unknown (NaN).
+        e.goodput.effectiveTimeToTrainS = std::numeric_limits<double>::quiet_NaN();
+        if (o.find(kEffectiveTimeToTrainS, Need::Optional, ""))
+            readFigure(o, kEffectiveTimeToTrainS, e.goodput.effectiveTimeToTrainS);
         readFigure(o, kMemoryPeakGib, e.memoryPeakGib);
         readFigure(o, kMfu, e.mfu);
         readFigure(o, kNetworkCapexUsd, p.networkCapexUsd);
