@@ -27,15 +27,14 @@ std::vector<archipelago::core::SweepShardJson> antiDiagonalShards(std::uint64_t 
              index += kShards) {
             const double t = static_cast<double>(index);
             const double y = static_cast<double>(points - index);
-            list.push_back(
-                {{"index", index},
-                 {"evaluation",
-                  {{"iteration_time_s", t},
-                   {"time_to_train_s", t},
-                   {"memory_peak_gib", y},
-                   {"goodput", {{"effective_time_to_train_s", t}}}}},
-                 {"network_capex_usd", y},
-                 {"total_cost_usd", y}});
+            list.push_back({{"index", index},
+                            {"evaluation",
+                             {{"iteration_time_s", t},
+                              {"time_to_train_s", t},
+                              {"memory_peak_gib", y},
+                              {"goodput", {{"effective_time_to_train_s", t}}}}},
+                            {"network_capex_usd", y},
+                            {"total_cost_usd", y}});
         }
         const std::uint64_t n = list.size();
         json top = json::array();

@@ -423,9 +423,9 @@ private slots:
                 // In the fronts' and lists' points (depth 4 and 5) only what merge reads: the
                 // rest is opaque to it, and /top/0 and /base have every key.
                 static const std::set<std::string> kRead = {
-                    "index",          "evaluation",       "network_capex_usd",
-                    "total_cost_usd", "iteration_time_s", "time_to_train_s",
-                    "memory_peak_gib", "goodput",         "effective_time_to_train_s"};
+                    "index",           "evaluation",       "network_capex_usd",
+                    "total_cost_usd",  "iteration_time_s", "time_to_train_s",
+                    "memory_peak_gib", "goodput",          "effective_time_to_train_s"};
                 if (depth >= 4 && !kRead.contains(at.back()))
                     return;
                 if (depth > 0)

@@ -57,8 +57,8 @@ SweepTopTable::SweepTopTable(QWidget* parent)
 {
     setColumnCount(ColumnCount);
     setHorizontalHeaderLabels({tr("#"), tr("Iteration"), tr("Δ iter."), tr("Time to train"),
-                               tr("With failures"), tr("Total cost"), tr("Network capex"), tr("Δ capex"), tr("Memory"),
-                               tr("MFU"), tr("Configuration")});
+                               tr("With failures"), tr("Total cost"), tr("Network capex"),
+                               tr("Δ capex"), tr("Memory"), tr("MFU"), tr("Configuration")});
     const QStringList tips{tr("Rank in this objective's list"),
                            tr("Iteration time"),
                            tr("Iteration time relative to the current design"),
