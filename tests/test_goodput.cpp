@@ -6,6 +6,7 @@
 
 #include <QtTest>
 
+#include <algorithm>
 #include <cmath>
 
 using namespace archipelago;
@@ -33,6 +34,10 @@ private slots:
     void noFailuresNoLoss();
     void moreGpusMoreInterruptions();
     void wallTimeSplitsIntoItsParts();
+    void usersIntervalIsKept();
+    void tooShortAnIntervalIsRaisedAndSaid();
+    void synchronousCheckpointsWaitForTheWrite();
+    void checkpointSettingsRoundTrip();
 };
 
 void TestGoodput::dalyIntervalMinimisesDalysWallTime()
@@ -124,6 +129,82 @@ void TestGoodput::wallTimeSplitsIntoItsParts()
         QVERIFY(std::abs(sum / g.effectiveTimeToTrainS - 1.0) < 1e-9);
         QVERIFY(g.lostWorkS > 0.0);
     }
+}
+
+void TestGoodput::usersIntervalIsKept()
+{
+    // An hourly checkpoint, as production jobs take, in place of Daly's seconds: the interval
+    // is the user's, and lost work grows with it (half an interval per failure).
+    core::Scenario s = loadPreset("llama3-405b-16k-h100.json");
+    const core::Evaluation daly = core::evaluate(s);
+    s.workload.checkpointIntervalS = 3600.0;
+    const core::Evaluation hourly = core::evaluate(s);
+    QCOMPARE(hourly.goodput.checkpointIntervalS, 3600.0);
+    QVERIFY(daly.goodput.checkpointIntervalS < 600.0);
+    QVERIFY(hourly.goodput.lostWorkS > 10.0 * daly.goodput.lostWorkS);
+    QVERIFY(hourly.goodput.ettr < daly.goodput.ettr);
+    QVERIFY(hourly.goodput.ettr > 0.7);
+    // Daly's interval is the optimum of the same wall time: no user's interval beats it.
+    for (const double tau : {60.0, 600.0, 3600.0, 36000.0}) {
+        s.workload.checkpointIntervalS = tau;
+        QVERIFY(core::evaluate(s).goodput.effectiveTimeToTrainS >=
+                daly.goodput.effectiveTimeToTrainS * (1.0 - 1e-12));
+    }
+    QVERIFY(std::none_of(hourly.warnings.begin(), hourly.warnings.end(), [](const auto& w) {
+        return w.code == core::WarningCode::CheckpointInterval;
+    }));
+}
+
+void TestGoodput::tooShortAnIntervalIsRaisedAndSaid()
+{
+    // A checkpoint every second cannot be: one is taken between iterations of several seconds.
+    core::Scenario s = loadPreset("llama3-405b-16k-h100.json");
+    s.workload.checkpointIntervalS = 1.0;
+    const core::Evaluation ev = core::evaluate(s);
+    QCOMPARE(ev.goodput.checkpointIntervalS, ev.iterationTimeS);
+    const auto it = std::find_if(ev.warnings.begin(), ev.warnings.end(), [](const auto& w) {
+        return w.code == core::WarningCode::CheckpointInterval;
+    });
+    QVERIFY(it != ev.warnings.end());
+    const std::string text = core::warningText(*it);
+    QVERIFY2(text.find("a checkpoint every 1 s is asked") != std::string::npos, text.c_str());
+    QCOMPARE(core::toString(core::WarningCode::CheckpointInterval),
+             std::string_view("checkpoint-interval"));
+}
+
+void TestGoodput::synchronousCheckpointsWaitForTheWrite()
+{
+    core::Scenario s = loadPreset("llama3-405b-16k-h100.json");
+    const core::Evaluation async = core::evaluate(s);
+    s.workload.checkpointAsynchronous = false;
+    const core::Evaluation sync = core::evaluate(s);
+    QCOMPARE(sync.goodput.checkpointBlockingS, sync.goodput.checkpointWriteS);
+    QVERIFY(async.goodput.checkpointBlockingS < sync.goodput.checkpointBlockingS);
+    QVERIFY(sync.goodput.ettr < async.goodput.ettr);
+}
+
+void TestGoodput::checkpointSettingsRoundTrip()
+{
+    core::Scenario s = loadPreset("gpt3-175b-1024-a100.json");
+    const std::string plain = core::serializeScenario(s);
+    QVERIFY(plain.find("checkpoint_") == std::string::npos); // defaults are not written
+    s.workload.checkpointIntervalS = 1800.0;
+    s.workload.checkpointAsynchronous = false;
+    const std::string text = core::serializeScenario(s);
+    QVERIFY(text.find("\"checkpoint_interval_s\": 1800") != std::string::npos);
+    QVERIFY(text.find("\"checkpoint_asynchronous\": false") != std::string::npos);
+    const core::LoadResult back = core::parseScenario(text, "s.json");
+    QVERIFY(back.ok());
+    QVERIFY(back.scenario->workload == s.workload);
+    // A negative interval is refused with its pointer; a string is not a number.
+    core::Scenario bad = s;
+    bad.workload.checkpointIntervalS = -1.0;
+    const core::LoadResult negative = core::parseScenario(core::serializeScenario(bad), "b.json");
+    QVERIFY(!negative.ok());
+    bool named = false;
+    for (const auto& d : negative.errors)
+        named = named || d.toString().find("/workload/checkpoint_interval_s") != std::string::npos;
+    QVERIFY(named);
 }
 
 QTEST_APPLESS_MAIN(TestGoodput)

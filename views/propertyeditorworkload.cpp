@@ -133,6 +133,33 @@ WorkloadEditor::WorkloadEditor(EditSink* sink, QWidget* parent)
         w.trainTokens = trillions * 1e12;
         propose(w, tokensRow);
     });
+
+    QFormLayout* checkpoints = addSection(tr("Checkpoints"));
+    // Up to a year of training between two checkpoints.
+    m_checkpointInterval = new DoubleField(0.0, 3.2e7, 0);
+    m_checkpointInterval->setSuffix(tr(" s"));
+    FieldRow* intervalRow =
+        addField(checkpoints, tr("Interval (s, 0 = optimal)"), m_checkpointInterval,
+                 tr("Training time between two checkpoints; 0 takes Daly's optimum for the "
+                    "job's failure rate and checkpoint cost (docs/goodput.md)."));
+    intervalRow->setPointers({QStringLiteral("/workload/checkpoint_interval_s")});
+    connect(m_checkpointInterval, &DoubleField::committed, this, [this, intervalRow](double s) {
+        core::Workload w = scenario().workload;
+        w.checkpointIntervalS = s;
+        propose(w, intervalRow);
+    });
+    m_checkpointAsynchronous = new CheckField(tr("Asynchronous"));
+    m_checkpointAsynchronous->setToolTip(
+        tr("Training waits only while each GPU copies its shard to host memory; the write to "
+           "storage runs behind it. Off: training waits for the write."));
+    auto* asyncRow = new FieldRow(m_checkpointAsynchronous);
+    checkpoints->addRow(asyncRow);
+    asyncRow->setPointers({QStringLiteral("/workload/checkpoint_asynchronous")});
+    connect(m_checkpointAsynchronous, &CheckField::committed, this, [this, asyncRow](bool on) {
+        core::Workload w = scenario().workload;
+        w.checkpointAsynchronous = on;
+        propose(w, asyncRow);
+    });
 }
 
 void WorkloadEditor::addInt(QFormLayout* form, const QString& label, const QString& toolTip,
@@ -180,6 +207,8 @@ void WorkloadEditor::loadValues()
     m_activation->load(QString::fromLatin1(core::toString(w.activation)));
     m_precision->load(QString::fromLatin1(core::toString(w.precision)));
     m_trainTokens->load(w.trainTokens / 1e12);
+    m_checkpointInterval->load(w.checkpointIntervalS);
+    m_checkpointAsynchronous->load(w.checkpointAsynchronous);
     m_tokensPerIteration->setText(
         tr("%1 tokens").arg(formatCount(std::int64_t{w.globalBatch} * w.seqLen)));
 }

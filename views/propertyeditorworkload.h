@@ -41,6 +41,8 @@ private:
     ChoiceField* m_activation = nullptr;
     ChoiceField* m_precision = nullptr;
     DoubleField* m_trainTokens = nullptr;
+    DoubleField* m_checkpointInterval = nullptr;
+    CheckField* m_checkpointAsynchronous = nullptr;
     QLabel* m_tokensPerIteration = nullptr;
 };
 

@@ -74,6 +74,13 @@ void workloadChanges(const core::Workload& a, const core::Workload& b, std::vect
         [&] { return QString::fromLatin1(core::toString(b.precision)).toUpper(); });
     add(out, a.trainTokens != b.trainTokens, tr("Tokens to Train"),
         [&] { return tr("%1 T").arg(views::formatNumber(b.trainTokens / 1e12, 3)); });
+    add(out, a.checkpointIntervalS != b.checkpointIntervalS, tr("Checkpoint Interval"), [&] {
+        return b.checkpointIntervalS > 0.0
+                   ? tr("%1 s").arg(views::formatNumber(b.checkpointIntervalS, 0))
+                   : tr("Optimal");
+    });
+    add(out, a.checkpointAsynchronous != b.checkpointAsynchronous, tr("Checkpoints"),
+        [&] { return b.checkpointAsynchronous ? tr("Asynchronous") : tr("Synchronous"); });
     if (a.globalBatch != b.globalBatch)
         out.push_back({tr("Global Batch"), count(b.globalBatch), {}, true});
     if (!(a == b) && out.empty())

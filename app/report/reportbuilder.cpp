@@ -71,6 +71,7 @@ int warningRank(core::WarningCode code)
                                       C::Pipeline,
                                       C::RailOnlyForwarding,
                                       C::SpareGpus,
+                                      C::CheckpointInterval,
                                       C::InterleavingFallback,
                                       C::VirtualStagesIgnored};
     const auto it = std::find(order.begin(), order.end(), code);

@@ -90,15 +90,17 @@ Goodput goodput(const Scenario& s, const Evaluation& ev, const ReliabilityAssump
     const double readS = a.storageReadGBps > 0.0 ? dcBytes / (a.storageReadGBps * 1e9) : 0.0;
     // Asynchronous: training waits only for each GPU's copy of its shard to host memory.
     const double shardBytes = gpus > 0.0 ? g.checkpointBytes / gpus : 0.0;
-    g.checkpointBlockingS = a.asynchronousCheckpoint && a.deviceToHostGBps > 0.0
+    g.checkpointBlockingS = s.workload.checkpointAsynchronous && a.deviceToHostGBps > 0.0
                                 ? shardBytes / (a.deviceToHostGBps * 1e9)
                                 : g.checkpointWriteS;
     g.restartS = a.relaunchS + a.communicatorInitS + readS;
 
-    // A checkpoint is taken between iterations, and the next cannot start before the last
-    // one is on storage.
-    g.checkpointIntervalS = std::max(dalyIntervalS(g.checkpointBlockingS, g.mtbfS),
-                                     std::max(ev.iterationTimeS, g.checkpointWriteS));
+    // The user's interval, or Daly's optimum. A checkpoint is taken between iterations, and
+    // the next cannot start before the last one is on storage.
+    const double chosenS = s.workload.checkpointIntervalS > 0.0
+                               ? s.workload.checkpointIntervalS
+                               : dalyIntervalS(g.checkpointBlockingS, g.mtbfS);
+    g.checkpointIntervalS = std::max(chosenS, std::max(ev.iterationTimeS, g.checkpointWriteS));
 
     const double solveS = ev.timeToTrainS;
     g.usefulS = solveS;

@@ -94,6 +94,13 @@ void breakdownPass(EvaluationContext& ctx)
     ev.timeToTrainS = w.trainTokens / ev.tokensPerS;
     ev.gpuHoursToTrain = ev.timeToTrainS * static_cast<double>(ev.gpus) / 3600.0;
     ev.goodput = goodput(ctx.s, ev, builtinReliability());
+    const double askedS = w.checkpointIntervalS;
+    if (ctx.options.warnings && askedS > 0.0 && ev.goodput.checkpointIntervalS > askedS)
+        ev.warnings.push_back(Warning{WarningCode::CheckpointInterval}
+                                  .num("asked_s", askedS)
+                                  .num("iteration_s", ev.iterationTimeS)
+                                  .num("write_s", ev.goodput.checkpointWriteS)
+                                  .num("interval_s", ev.goodput.checkpointIntervalS));
 }
 
 void memoryPass(EvaluationContext& ctx)

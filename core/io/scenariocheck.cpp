@@ -208,6 +208,7 @@ void checkWorkload(DiagnosticSink& sink, const Workload& w)
     addFindings(sink, dimensions);
     checkNumber(sink, "/workload/train_tokens", w.trainTokens, kPositiveNumber);
     checkInt(sink, "/workload/attention_window", w.attentionWindow, kNonNegative);
+    checkNumber(sink, "/workload/checkpoint_interval_s", w.checkpointIntervalS, kNonNegativeNumber);
     ShapeFindings moe;
     checkMoeFields(w, moe);
     addFindings(sink, moe);

@@ -155,6 +155,8 @@ void readWorkload(ObjectReader& r, Workload& w)
     r.boolean(keys::kParallelBlock, w.parallelBlock);
     r.boolean(keys::kTiedEmbeddings, w.tiedEmbeddings);
     r.integer(keys::kAttentionWindow, w.attentionWindow, kOpt, kNonNegative.expected);
+    r.number(keys::kCheckpointIntervalS, w.checkpointIntervalS, kOpt);
+    r.boolean(keys::kCheckpointAsynchronous, w.checkpointAsynchronous);
 }
 
 void readKernels(ObjectReader& r, Kernels& k)

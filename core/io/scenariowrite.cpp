@@ -138,6 +138,10 @@ Json toJson(const Workload& w)
         j[keys::kAttentionWindow] = w.attentionWindow;
     if (w.tiedEmbeddings)
         j[keys::kTiedEmbeddings] = true;
+    if (w.checkpointIntervalS != 0.0)
+        j[keys::kCheckpointIntervalS] = w.checkpointIntervalS;
+    if (!w.checkpointAsynchronous)
+        j[keys::kCheckpointAsynchronous] = false;
     return j;
 }
 

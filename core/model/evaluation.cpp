@@ -7,7 +7,7 @@ namespace archipelago::core {
 
 namespace {
 
-constexpr std::array<std::pair<WarningCode, std::string_view>, 28> kWarningKeys{{
+constexpr std::array<std::pair<WarningCode, std::string_view>, 29> kWarningKeys{{
     {WarningCode::Invalid, "invalid"},
     {WarningCode::UnknownAccelerator, "unknown-accelerator"},
     {WarningCode::DegreesDoNotDivide, "degrees-do-not-divide"},
@@ -36,6 +36,7 @@ constexpr std::array<std::pair<WarningCode, std::string_view>, 28> kWarningKeys{
     {WarningCode::NonFinite, "non-finite"},
     {WarningCode::SpareGpus, "spare-gpus"},
     {WarningCode::ParallelDciLinks, "parallel-dci-links"},
+    {WarningCode::CheckpointInterval, "checkpoint-interval"},
 }};
 
 } // namespace

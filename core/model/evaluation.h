@@ -152,6 +152,7 @@ enum class WarningCode : std::uint8_t
     NonFinite,            // "non-finite": a result is infinite, NaN or beyond an integer's range
     SpareGpus,            // "spare-gpus": the placement leaves GPUs of a datacenter idle
     ParallelDciLinks,     // "parallel-dci-links": links joining the same two datacenters, one used
+    CheckpointInterval,   // "checkpoint-interval": the asked interval is shorter than possible
 };
 std::string_view toString(WarningCode code);
 std::optional<WarningCode> warningCodeFromString(std::string_view key);

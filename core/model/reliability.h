@@ -37,9 +37,9 @@ struct ReliabilityAssumptions
     // Adam momentum and variance (12) of mixed-precision Adam (Rajbhandari et al. 2020,
     // section 3.1: K = 12); gradients are not saved.
     double checkpointBytesPerParam = 14.0;
-    // An asynchronous checkpoint blocks training only while each GPU copies its shard to host
-    // memory over PCIe; the write to storage runs behind the next iterations.
-    bool asynchronousCheckpoint = true;
+    // An asynchronous checkpoint (Workload::checkpointAsynchronous) blocks training only while
+    // each GPU copies its shard to host memory over PCIe; the write to storage runs behind the
+    // next iterations.
     double deviceToHostGBps = 0.0; // per GPU
     // Restart after an interruption: detect, drain, reschedule and relaunch the processes
     // (a fixed time), then initialise the communicators and read the checkpoint.

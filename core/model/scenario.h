@@ -220,6 +220,12 @@ struct Workload
     // layer and the shared output head, on every token. 0 = next-token prediction only.
     int mtpDepth = 0;
     double trainTokens = 1e12; // tokens to train, for time and GPU-hours to train
+    // Checkpoints of the run (evaluation/goodput.h): seconds of training between two, 0 for
+    // Daly's optimum; asynchronous (training waits only for the copy to host memory, as
+    // PyTorch DCP's async_save and Megatron-LM's --async-save) or synchronous (training waits
+    // for the write to storage).
+    double checkpointIntervalS = 0.0;
+    bool checkpointAsynchronous = true;
     // Attention and MLP side by side on one layer norm (GPT-J; Chowdhery et al. 2022, PaLM,
     // section 2): one fused input GEMM and one TP reduction per layer and pass.
     bool parallelBlock = false;

@@ -187,6 +187,10 @@ constexpr std::array kTemplates{
              "the capacity of the other {idle_links} ({idle_tbps:g} Tb/s) is billed but carries "
              "nothing in this model; parallel links share the traffic when they differ only in "
              "distance, latency and wavelengths"},
+    Template{WarningCode::CheckpointInterval, WarningForm::Default,
+             "a checkpoint every {asked_s:g} s is asked, but an iteration takes "
+             "{iteration_s:.3g} s and a checkpoint {write_s:.3g} s to write: checkpoints come "
+             "every {interval_s:.3g} s"},
 };
 
 // Past this magnitude a fixed-point figure would run to many digits: three significant
