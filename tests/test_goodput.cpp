@@ -5,6 +5,7 @@
 #include "io/scenarioio.h"
 
 #include <QtTest>
+#include <nlohmann/json.hpp>
 
 #include <algorithm>
 #include <cmath>
@@ -20,6 +21,11 @@ core::Scenario loadPreset(const char* name)
     if (!r.ok())
         qFatal("cannot load preset %s", name);
     return *r.scenario;
+}
+
+const core::ReliabilityAssumptions& reliability()
+{
+    return core::reliabilityOf(core::builtinCatalog());
 }
 
 } // namespace
@@ -38,6 +44,8 @@ private slots:
     void tooShortAnIntervalIsRaisedAndSaid();
     void synchronousCheckpointsWaitForTheWrite();
     void checkpointSettingsRoundTrip();
+    void catalogRatesAreEditable();
+    void malformedRatesAreErrorsWithTheirPointer();
 };
 
 void TestGoodput::dalyIntervalMinimisesDalysWallTime()
@@ -74,7 +82,7 @@ void TestGoodput::llama3InterruptionsAndEffectiveTime()
     const core::Evaluation ev = core::evaluate(s);
     QVERIFY(ev.ok);
     QCOMPARE(ev.gpus, std::int64_t{16384});
-    const core::Goodput g = core::goodput(s, ev, core::builtinReliability());
+    const core::Goodput g = core::goodput(s, ev, reliability());
     qInfo("%.2f interruptions/day, MTBF %.0f min, checkpoint %.1f TB blocking %.1f s every %.0f "
           "min, restart %.0f s, ETTR %.3f",
           g.interruptionsPerDay, g.mtbfS / 60.0, g.checkpointBytes / 1e12, g.checkpointBlockingS,
@@ -91,7 +99,7 @@ void TestGoodput::noFailuresNoLoss()
 {
     const core::Scenario s = loadPreset("llama3-405b-16k-h100.json");
     const core::Evaluation ev = core::evaluate(s);
-    core::ReliabilityAssumptions none = core::builtinReliability();
+    core::ReliabilityAssumptions none = reliability();
     none.causes.clear();
     const core::Goodput g = core::goodput(s, ev, none);
     QCOMPARE(g.interruptionsPerDay, 0.0);
@@ -107,8 +115,8 @@ void TestGoodput::moreGpusMoreInterruptions()
     const core::Evaluation ev = core::evaluate(s);
     core::Evaluation twice = ev;
     twice.gpus *= 2;
-    const core::Goodput a = core::goodput(s, ev, core::builtinReliability());
-    const core::Goodput b = core::goodput(s, twice, core::builtinReliability());
+    const core::Goodput a = core::goodput(s, ev, reliability());
+    const core::Goodput b = core::goodput(s, twice, reliability());
     QVERIFY(std::abs(b.interruptionsPerDay / a.interruptionsPerDay - 2.0) < 1e-9);
     QVERIFY(b.ettr < a.ettr);
 }
@@ -120,7 +128,7 @@ void TestGoodput::wallTimeSplitsIntoItsParts()
         const core::Scenario s = loadPreset(preset);
         const core::Evaluation ev = core::evaluate(s);
         QVERIFY(ev.ok);
-        const core::Goodput g = core::goodput(s, ev, core::builtinReliability());
+        const core::Goodput g = core::goodput(s, ev, reliability());
         qInfo("%s: %.1f/day ETTR %.3f: useful %.1f d, checkpoints %.2f d, restarts %.2f d, lost "
               "%.2f d",
               preset, g.interruptionsPerDay, g.ettr, g.usefulS / 86400, g.checkpointS / 86400,
@@ -205,6 +213,52 @@ void TestGoodput::checkpointSettingsRoundTrip()
     for (const auto& d : negative.errors)
         named = named || d.toString().find("/workload/checkpoint_interval_s") != std::string::npos;
     QVERIFY(named);
+}
+
+void TestGoodput::catalogRatesAreEditable()
+{
+    // Every built-in rate has a source; a scenario's catalog replaces them whole, and the file
+    // keeps its override through a round trip.
+    QCOMPARE(reliability().causes.size(), std::size_t{18});
+    for (const core::FailureCause& c : reliability().causes)
+        QVERIFY2(!c.source.empty(), c.name.c_str());
+    QVERIFY(!reliability().storageSource.empty() && !reliability().restartSource.empty());
+    core::Scenario s = loadPreset("gpt3-175b-1024-a100.json");
+    core::ReliabilityAssumptions mine = reliability();
+    mine.causes = {{"any", core::FailureUnit::Gpu, 1.0, 100.0, "our fleet, 2026"}};
+    mine.relaunchS = 30.0;
+    s.catalogOverrides.reliability = mine;
+    const core::LoadResult back = core::parseScenario(core::serializeScenario(s), "s.json");
+    QVERIFY(back.ok());
+    QVERIFY(back.scenario->catalogOverrides.reliability == mine);
+    const core::Evaluation ev = core::evaluate(*back.scenario);
+    QCOMPARE(ev.goodput.interruptionsPerDay, 1024.0 / 100.0);
+    QVERIFY(ev.goodput.restartS < reliability().relaunchS);
+}
+
+void TestGoodput::malformedRatesAreErrorsWithTheirPointer()
+{
+    core::Scenario s = loadPreset("gpt3-175b-1024-a100.json");
+    s.catalogOverrides.reliability = reliability();
+    nlohmann::json j = nlohmann::json::parse(core::serializeScenario(s));
+    const auto errorAt = [&](const std::string& pointer, const nlohmann::json& value) {
+        nlohmann::json bad = j;
+        bad[nlohmann::json::json_pointer(pointer)] = value;
+        const core::LoadResult r = core::parseScenario(bad.dump(), "bad.json");
+        QVERIFY2(!r.ok(), pointer.c_str());
+        bool named = false;
+        for (const auto& d : r.errors)
+            named = named || d.toString().find(pointer) != std::string::npos;
+        QVERIFY2(named, pointer.c_str());
+    };
+    errorAt("/catalog/reliability/failures/0/per", "rack");
+    errorAt("/catalog/reliability/failures/0/unit_days", 0);
+    errorAt("/catalog/reliability/failures/1/events", -1);
+    errorAt("/catalog/reliability/storage_write_GBps", "fast");
+    errorAt("/catalog/reliability/gpus_per_host", 0);
+    errorAt("/catalog/reliability/relaunch_s", 1e9);
+    errorAt("/catalog/reliability/failures/1/name",
+            j["catalog"]["reliability"]["failures"][0]["name"]);
 }
 
 QTEST_APPLESS_MAIN(TestGoodput)

@@ -798,6 +798,8 @@ void TestPlots::timeToTrainShowsGpuHours()
     p.evaluation.timeToTrainS = 418.0;
     p.evaluation.gpus = 4;
     p.evaluation.gpuHoursToTrain = 418.0 * 4 / 3600.0;
+    p.evaluation.goodput.effectiveTimeToTrainS = 3.5 * 86400.0;
+    p.evaluation.goodput.ettr = 0.925;
     EvaluationSummary summary;
     summary.setEvaluation(p.evaluation);
     QCOMPARE(summary.figure("Time to train"), QStringLiteral("418 s (0.464 GPU-hours)"));
@@ -806,6 +808,10 @@ void TestPlots::timeToTrainShowsGpuHours()
     ComparisonTable table;
     table.setDesignPoints({p});
     QCOMPARE(table.cell(table.metricIndex("Time to train"), 0)->text(), QStringLiteral("418 s"));
+    // And with failures counted, beside it.
+    QCOMPARE(table.cell(table.metricIndex("With failures"), 0)->text(),
+             QStringLiteral("3.50 days"));
+    QCOMPARE(table.cell(table.metricIndex("ETTR (%)"), 0)->text(), QStringLiteral("92.5"));
 }
 
 // A result beyond the int64 range or not finite shows as a dash, never as a wrapped integer

@@ -8,6 +8,7 @@
 #include "reportsweep.h"
 
 #include "evaluation/costmodel.h"
+#include "evaluation/goodput.h"
 #include "explore/sweep.h"
 #include "explore/sweepmerge.h"
 #include "explore/sweepsave.h"
@@ -245,6 +246,12 @@ private slots:
             if (i > 0)
                 QVERIFY(at[i] > at[i - 1]);
         }
+        // The goodput section: the wall time's split and every failure rate with its source.
+        const qsizetype goodput = html.indexOf(QStringLiteral("Reliability and goodput"));
+        QVERIFY(html.indexOf(QStringLiteral("Where the wall time goes"), goodput) > goodput);
+        QVERIFY(html.indexOf(QStringLiteral("Lost work"), goodput) > goodput);
+        QVERIFY(html.count(QStringLiteral("Dubey et al. 2024, The Llama 3 Herd of Models")) >=
+                static_cast<qsizetype>(core::reliabilityOf(core::builtinCatalog()).causes.size()));
         // The file's hash in the title block.
         const QByteArray sha =
             QCryptographicHash::hash(readAll(kPreset), QCryptographicHash::Sha256).toHex();

@@ -248,6 +248,14 @@ QList<ComparisonRow> makeRows()
          evaluated([](const E& e) { return e.timeToTrainS / 86400.0; }),
          [](double days) { return formatTimeSpan(days * 86400.0); },
          "Time to train the workload's token budget"},
+        {"With failures", "", Better::Lower, true,
+         evaluated([](const E& e) { return e.goodput.effectiveTimeToTrainS / 86400.0; }),
+         [](double days) { return formatTimeSpan(days * 86400.0); },
+         "Time to train once interruptions, checkpoints and restarts are counted "
+         "(docs/goodput.md)"},
+        {"ETTR (%)", "%", Better::Higher, true,
+         evaluated([](const E& e) { return 100.0 * e.goodput.ettr; }), decimals(1),
+         "Effective training time ratio: failure-free time to train ÷ time with failures"},
     };
     rows.append(results);
     for (const BreakdownPart& part : breakdownParts()) {

@@ -608,7 +608,8 @@ QStringList reportSectionTitles(bool withSweep)
         QStringLiteral("Bill of materials"),  QStringLiteral("Pinned design points compared")};
     if (withSweep)
         titles.append(QStringLiteral("Design-space sweep"));
-    titles.append({QStringLiteral("Assumptions ledger"), QStringLiteral("Model validation")});
+    titles.append({QStringLiteral("Reliability and goodput"), QStringLiteral("Assumptions ledger"),
+                   QStringLiteral("Model validation")});
     return titles;
 }
 
@@ -642,6 +643,7 @@ Report buildReport(const ReportInput& input)
     report.sections.push_back(comparisonSection(input));
     if (input.sweep)
         report.sections.push_back(sweepSection(*input.sweep));
+    report.sections.push_back(goodputSection(input));
     report.sections.push_back(assumptionsSection(input));
     report.sections.push_back(validationSection());
     return report;

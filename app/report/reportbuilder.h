@@ -19,6 +19,7 @@ ReportSection tablesSection(const ReportInput& input);
 ReportSection bomSection(const ReportInput& input);
 ReportSection comparisonSection(const ReportInput& input);
 ReportSection sweepSection(const ReportSweep& sweep);
+ReportSection goodputSection(const ReportInput& input);
 ReportSection assumptionsSection(const ReportInput& input);
 ReportSection validationSection();
 // The comparison rows (views/comparisontablerows.h) for `points`, marked against the last.

@@ -5,12 +5,14 @@
 
 #include "format.h"
 
+#include "evaluation/goodput.h"
 #include "io/scenarioio.h"
 #include "validation/builtinvalidation.h"
 
 #include <QFileInfo>
 
 #include <algorithm>
+#include <cmath>
 #include <set>
 
 namespace archipelago::report {
@@ -129,6 +131,84 @@ std::vector<Figure> lineSystemFigures(const core::LineSystemSpec& l)
 }
 
 } // namespace
+
+ReportSection goodputSection(const ReportInput& input)
+{
+    const core::Scenario& s = input.current.scenario;
+    const core::Evaluation& e = input.current.evaluation;
+    const core::Goodput& g = e.goodput;
+    const core::Catalog catalog = core::builtinCatalog().mergedWith(s.catalogOverrides);
+    const core::ReliabilityAssumptions& a = core::reliabilityOf(catalog);
+    const bool overridden = s.catalogOverrides.reliability.has_value();
+    ReportSection section{
+        QStringLiteral("goodput"), QStringLiteral("Reliability and goodput"), {}, false};
+    const bool daly = s.workload.checkpointIntervalS <= 0.0;
+    const auto span = [](double seconds) {
+        return std::isfinite(seconds) ? views::formatTimeSpan(seconds) : QStringLiteral("never");
+    };
+    section.blocks.push_back(paragraph(
+        QStringLiteral("The run as it goes with failures (docs/goodput.md). %1 unexpected "
+                       "interruptions a day are expected on %2 GPUs (one every %3). A checkpoint "
+                       "of %4 TB is taken every %5 (%6), %7 and blocks training %8 each; a "
+                       "restart takes %9. The effective training time ratio is %10: %11 of "
+                       "training take %12 with failures.")
+            .arg(num(g.interruptionsPerDay, 1), views::formatCount(e.gpus), span(g.mtbfS),
+                 num(g.checkpointBytes / 1e12, 1), span(g.checkpointIntervalS),
+                 daly ? QStringLiteral("Daly's optimum") : QStringLiteral("the job's interval"),
+                 s.workload.checkpointAsynchronous ? QStringLiteral("asynchronously")
+                                                   : QStringLiteral("synchronously"),
+                 views::formatSeconds(g.checkpointBlockingS), views::formatSeconds(g.restartS),
+                 views::formatPercent(g.ettr), span(e.timeToTrainS),
+                 span(g.effectiveTimeToTrainS))));
+
+    ReportTable split;
+    split.caption = QStringLiteral("Where the wall time goes");
+    split.headers = {QStringLiteral("Part"), QStringLiteral("Time"), QStringLiteral("Share")};
+    split.rightAligned = {false, true, true};
+    const double wall = g.effectiveTimeToTrainS;
+    const std::pair<const char*, double> parts[] = {{"Useful work", g.usefulS},
+                                                    {"Checkpoints", g.checkpointS},
+                                                    {"Restarts", g.restartTotalS},
+                                                    {"Lost work", g.lostWorkS}};
+    for (const auto& [name, seconds] : parts)
+        split.rows.append({QString::fromLatin1(name), span(seconds),
+                           wall > 0.0 ? views::formatPercent(seconds / wall) : QString()});
+    split.rows.append({QStringLiteral("Wall time"), span(wall), QStringLiteral("100%")});
+    split.marks = {{}, {}, {}, {}, {CellMark::Strong, CellMark::Strong, CellMark::Strong}};
+    section.blocks.push_back(tableBlock(split));
+
+    ReportTable rates;
+    rates.caption = overridden
+                        ? QStringLiteral("Failure rates (set in the scenario's catalog)")
+                        : QStringLiteral("Failure rates (the catalog's, each with its source)");
+    rates.headers = {QStringLiteral("Cause"), QStringLiteral("Per"),
+                     QStringLiteral("Rate per unit-day"), QStringLiteral("This job per day"),
+                     QStringLiteral("Source")};
+    rates.rightAligned = {false, false, true, true, false};
+    const double gpus = static_cast<double>(e.gpus);
+    const double hosts = std::ceil(gpus / std::max(1, a.gpusPerHost));
+    for (const core::FailureCause& c : a.causes) {
+        const bool perGpu = c.unit == core::FailureUnit::Gpu;
+        rates.rows.append({q(c.name), perGpu ? QStringLiteral("GPU") : QStringLiteral("host"),
+                           QString::number(c.perUnitPerDay(), 'g', 3),
+                           num(c.perUnitPerDay() * (perGpu ? gpus : hosts), 2), q(c.source)});
+    }
+    section.blocks.push_back(tableBlock(rates));
+
+    ReportBlock others;
+    others.kind = ReportBlock::Kind::Bullets;
+    others.items = {
+        QStringLiteral("Checkpoint storage: %1 GB/s write, %2 GB/s read per datacenter (%3).")
+            .arg(num(a.storageWriteGBps, 0), num(a.storageReadGBps, 0), q(a.storageSource)),
+        QStringLiteral("Checkpoint size: %1 bytes per parameter (%2).")
+            .arg(num(a.checkpointBytesPerParam, 0), q(a.checkpointSource)),
+        QStringLiteral("Copy to host memory for an asynchronous checkpoint: %1 GB/s per GPU (%2).")
+            .arg(num(a.deviceToHostGBps, 0), q(a.deviceToHostSource)),
+        QStringLiteral("Restart before reading the checkpoint: %1 (%2).")
+            .arg(views::formatSeconds(a.relaunchS + a.communicatorInitS), q(a.restartSource))};
+    section.blocks.push_back(others);
+    return section;
+}
 
 ReportSection assumptionsSection(const ReportInput& input)
 {

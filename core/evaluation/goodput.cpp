@@ -45,6 +45,12 @@ std::map<Id, double> gpusPerDatacenter(const Scenario& s, double gpus)
 
 } // namespace
 
+const ReliabilityAssumptions& reliabilityOf(const Catalog& catalog)
+{
+    static const ReliabilityAssumptions kNone{};
+    return catalog.reliability ? *catalog.reliability : kNone;
+}
+
 double dalyIntervalS(double checkpointS, double mtbfS)
 {
     if (!(mtbfS < kInfinity))
@@ -73,7 +79,7 @@ Goodput goodput(const Scenario& s, const Evaluation& ev, const ReliabilityAssump
     const auto gpus = static_cast<double>(ev.gpus);
     const double hosts = std::ceil(gpus / std::max(1, a.gpusPerHost));
     for (const FailureCause& c : a.causes)
-        g.interruptionsPerDay += c.perUnitPerDay * (c.unit == FailureUnit::Gpu ? gpus : hosts);
+        g.interruptionsPerDay += c.perUnitPerDay() * (c.unit == FailureUnit::Gpu ? gpus : hosts);
     g.mtbfS = g.interruptionsPerDay > 0.0 ? kDayS / g.interruptionsPerDay : kInfinity;
 
     // Every datacenter writes (and on restart reads) the state its GPUs hold to its own storage,

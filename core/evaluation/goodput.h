@@ -3,6 +3,7 @@
 // scenario, its evaluation and the assumptions.
 #pragma once
 
+#include "model/catalog.h"
 #include "model/evaluation.h"
 #include "model/reliability.h"
 #include "model/scenario.h"
@@ -22,5 +23,8 @@ double dalyWallTimeS(double solveS, double intervalS, double checkpointS, double
 
 Goodput goodput(const Scenario& scenario, const Evaluation& evaluation,
                 const ReliabilityAssumptions& assumptions);
+
+// The catalog's reliability assumptions, or none (no failure counted) when it has none.
+const ReliabilityAssumptions& reliabilityOf(const Catalog& catalog);
 
 } // namespace archipelago::core

@@ -93,7 +93,7 @@ void breakdownPass(EvaluationContext& ctx)
     ev.tokensPerS = tokens / ev.iterationTimeS;
     ev.timeToTrainS = w.trainTokens / ev.tokensPerS;
     ev.gpuHoursToTrain = ev.timeToTrainS * static_cast<double>(ev.gpus) / 3600.0;
-    ev.goodput = goodput(ctx.s, ev, builtinReliability());
+    ev.goodput = goodput(ctx.s, ev, reliabilityOf(ctx.catalog));
     const double askedS = w.checkpointIntervalS;
     if (ctx.options.warnings && askedS > 0.0 && ev.goodput.checkpointIntervalS > askedS)
         ev.warnings.push_back(Warning{WarningCode::CheckpointInterval}

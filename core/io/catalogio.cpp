@@ -101,6 +101,32 @@ void readLineSystem(ObjectReader& r, LineSystemSpec& l)
     r.string(keys::kSource, l.source);
 }
 
+void readReliability(ObjectReader& r, ReliabilityAssumptions& a)
+{
+    r.integer(keys::kGpusPerHost, a.gpusPerHost, kReq, kGpusPerHost);
+    r.number(keys::kStorageWriteGBps, a.storageWriteGBps, kReq, kStorageGBps);
+    r.number(keys::kStorageReadGBps, a.storageReadGBps, kReq, kStorageGBps);
+    r.string(keys::kStorageSource, a.storageSource);
+    r.number(keys::kCheckpointBytesPerParam, a.checkpointBytesPerParam, kReq, kBytesPerParam);
+    r.string(keys::kCheckpointSource, a.checkpointSource);
+    r.number(keys::kDeviceToHostGBps, a.deviceToHostGBps, kReq, kStorageGBps);
+    r.string(keys::kDeviceToHostSource, a.deviceToHostSource);
+    r.number(keys::kRelaunchS, a.relaunchS, kReq, kRestartS);
+    r.number(keys::kCommunicatorInitS, a.communicatorInitS, kReq, kRestartS);
+    r.string(keys::kRestartSource, a.restartSource);
+    std::set<std::string> names;
+    r.objects(keys::kFailures, kReq, [&](ObjectReader& o) {
+        FailureCause& c = a.causes.emplace_back();
+        o.string(keys::kName, c.name, kReq, kMaxNameBytes);
+        o.enumeration(keys::kPer, c.unit, failureUnitFromString, "gpu | host", kReq);
+        o.number(keys::kEvents, c.events, kReq, kFailureEvents);
+        o.number(keys::kUnitDays, c.unitDays, kReq, kUnitDays);
+        o.string(keys::kSource, c.source);
+        if (!c.name.empty() && !names.insert(c.name).second)
+            o.error(keys::kName, "duplicate failure cause \"" + c.name + "\"");
+    });
+}
+
 // Reads one array of entries; a name given twice in one list is an error (which would win?).
 template <typename T, typename F>
 void readEntries(ObjectReader& r, std::string_view key, std::vector<T>& out, F&& read)
@@ -132,6 +158,8 @@ void readCatalog(ObjectReader& r, Catalog& out)
     readEntries(r, keys::kSwitches, out.switches, readSwitch);
     readEntries(r, keys::kOptics, out.optics, readOptic);
     readEntries(r, keys::kLineSystems, out.lineSystems, readLineSystem);
+    r.object(keys::kReliability, kOpt,
+             [&](ObjectReader& o) { readReliability(o, out.reliability.emplace()); });
 }
 
 namespace {
@@ -206,6 +234,27 @@ Json catalogToJson(const Catalog& c)
                     {keys::kMaxReachKm, l.maxReachKm},
                     {keys::kSource, l.source}};
     });
+    if (const std::optional<ReliabilityAssumptions>& a = c.reliability) {
+        Json failures = Json::array();
+        for (const FailureCause& f : a->causes)
+            failures.push_back(Json{{keys::kName, f.name},
+                                    {keys::kPer, toString(f.unit)},
+                                    {keys::kEvents, f.events},
+                                    {keys::kUnitDays, f.unitDays},
+                                    {keys::kSource, f.source}});
+        j[keys::kReliability] = Json{{keys::kGpusPerHost, a->gpusPerHost},
+                                     {keys::kStorageWriteGBps, a->storageWriteGBps},
+                                     {keys::kStorageReadGBps, a->storageReadGBps},
+                                     {keys::kStorageSource, a->storageSource},
+                                     {keys::kCheckpointBytesPerParam, a->checkpointBytesPerParam},
+                                     {keys::kCheckpointSource, a->checkpointSource},
+                                     {keys::kDeviceToHostGBps, a->deviceToHostGBps},
+                                     {keys::kDeviceToHostSource, a->deviceToHostSource},
+                                     {keys::kRelaunchS, a->relaunchS},
+                                     {keys::kCommunicatorInitS, a->communicatorInitS},
+                                     {keys::kRestartSource, a->restartSource},
+                                     {keys::kFailures, std::move(failures)}};
+    }
     return j;
 }
 

@@ -65,13 +65,15 @@ Catalog Catalog::mergedWith(const Catalog& overrides) const
     mergeByName(merged.switches, overrides.switches);
     mergeByName(merged.optics, overrides.optics);
     mergeByName(merged.lineSystems, overrides.lineSystems);
+    if (overrides.reliability)
+        merged.reliability = overrides.reliability;
     return merged;
 }
 
 bool Catalog::empty() const
 {
     return accelerators.empty() && nics.empty() && switches.empty() && optics.empty() &&
-           lineSystems.empty();
+           lineSystems.empty() && !reliability;
 }
 
 const char* toString(OpticReach reach)

@@ -3,6 +3,8 @@
 // extend any entry by name. Every figure carries a `source`; prices are editable assumptions.
 #pragma once
 
+#include "model/reliability.h"
+
 #include <optional>
 #include <string>
 #include <vector>
@@ -141,6 +143,9 @@ struct Catalog
     std::vector<SwitchSpec> switches;
     std::vector<OpticSpec> optics;
     std::vector<LineSystemSpec> lineSystems;
+    // Failure rates, checkpoint and restart figures (evaluation/goodput.h). A scenario's
+    // override replaces the built-in one whole; none: no failures are counted.
+    std::optional<ReliabilityAssumptions> reliability;
 
     const AcceleratorSpec* accelerator(const std::string& name) const;
     const NicSpec* nic(const std::string& name) const;
@@ -148,7 +153,8 @@ struct Catalog
     const OpticSpec* optic(const std::string& name) const;
     const LineSystemSpec* lineSystem(const std::string& name) const;
 
-    // Entries of `overrides` replace entries of the same name, the rest are appended.
+    // Entries of `overrides` replace entries of the same name, the rest are appended; its
+    // reliability, when it has one, replaces this one.
     Catalog mergedWith(const Catalog& overrides) const;
     bool empty() const;
 

@@ -1,8 +1,10 @@
 // What interrupts a synchronous training job, how often, and what a restart and a checkpoint
-// cost: editable assumptions, each with its source. The goodput pass (evaluation/goodput.h)
-// turns them into interruptions per day, a checkpoint interval and the effective training time.
+// cost: editable assumptions of the catalog (resources/catalog.json, "reliability"), each with
+// its source. The goodput pass (evaluation/goodput.h) turns them into interruptions per day, a
+// checkpoint interval and the effective training time.
 #pragma once
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -15,32 +17,36 @@ enum class FailureUnit
     Host
 };
 
-// One cause of unexpected job interruptions, as a rate per unit and day.
+// One cause of unexpected job interruptions, as observed: `events` over `unitDays` GPU-days
+// or host-days (a fleet's record, e.g. 148 faulty GPUs in 54 days on 16,384 GPUs).
 struct FailureCause
 {
     std::string name;
     FailureUnit unit = FailureUnit::Gpu;
-    double perUnitPerDay = 0.0;
+    double events = 0.0;
+    double unitDays = 0.0;
     std::string source;
 
+    double perUnitPerDay() const { return unitDays > 0.0 ? events / unitDays : 0.0; }
     bool operator==(const FailureCause&) const = default;
 };
 
 struct ReliabilityAssumptions
 {
     std::vector<FailureCause> causes;
-    int gpusPerHost = 8; // servers of 8 GPUs (HGX / Grand Teton; Llama 3 report section 3.3.1)
-    // Checkpoint storage, per datacenter: sustained write and read bandwidth (bytes/s in GB/s).
+    int gpusPerHost = 8;
+    // Checkpoint storage, per datacenter: sustained write and read bandwidth in GB/s.
     double storageWriteGBps = 0.0;
     double storageReadGBps = 0.0;
-    // Bytes per parameter a checkpoint holds: bf16 weights (2) and the fp32 master weights,
-    // Adam momentum and variance (12) of mixed-precision Adam (Rajbhandari et al. 2020,
-    // section 3.1: K = 12); gradients are not saved.
+    std::string storageSource;
+    // Bytes per parameter a checkpoint holds (weights and optimizer state).
     double checkpointBytesPerParam = 14.0;
+    std::string checkpointSource;
     // An asynchronous checkpoint (Workload::checkpointAsynchronous) blocks training only while
-    // each GPU copies its shard to host memory over PCIe; the write to storage runs behind the
-    // next iterations.
-    double deviceToHostGBps = 0.0; // per GPU
+    // each GPU copies its shard to host memory; the write to storage runs behind the next
+    // iterations. Per GPU, in GB/s.
+    double deviceToHostGBps = 0.0;
+    std::string deviceToHostSource;
     // Restart after an interruption: detect, drain, reschedule and relaunch the processes
     // (a fixed time), then initialise the communicators and read the checkpoint.
     double relaunchS = 0.0;
@@ -50,9 +56,7 @@ struct ReliabilityAssumptions
     bool operator==(const ReliabilityAssumptions&) const = default;
 };
 
-const char* toString(FailureUnit unit);
-
-// The built-in assumptions (model/reliability.cpp gives each figure's source).
-const ReliabilityAssumptions& builtinReliability();
+const char* toString(FailureUnit unit); // "gpu", "host"
+std::optional<FailureUnit> failureUnitFromString(const std::string& s);
 
 } // namespace archipelago::core

@@ -130,6 +130,16 @@ inline constexpr NumberLimit kWatts{0.0, 1e6, false, "a number of watts in [0, 1
 // 1,000 km is beyond any unrepeatered submarine span (~500 km).
 inline constexpr NumberLimit kAmplifierSpacingKm{1.0, 1'000.0, false,
                                                  "a number of km in [1, 1000]"};
+// Reliability (model/reliability.h). Failures observed: a count over GPU-days or host-days,
+// up to a million GPUs for 3,000 years. Storage and host-copy bandwidth: a single disk's
+// 0.1 GB/s to 100x Tectonic's 7 TB/s peak. A checkpoint holds at most a few dozen bytes per
+// parameter (fp32 weights, gradients and two Adam moments are 16). A restart of up to 11 days.
+inline constexpr NumberLimit kFailureEvents{0.0, 1e9, false, "a number in [0, 1e9]"};
+inline constexpr NumberLimit kUnitDays{0.0, 1e12, true, "a positive number up to 1e12"};
+inline constexpr NumberLimit kStorageGBps{0.1, 1e6, false, "a number of GB/s in [0.1, 1e6]"};
+inline constexpr NumberLimit kBytesPerParam{0.0, 1'000.0, true, "a number in (0, 1000]"};
+inline constexpr NumberLimit kRestartS{0.0, 1e6, false, "a number of seconds in [0, 1e6]"};
+inline constexpr IntLimit kGpusPerHost{1, 1'024, "an integer in 1..1024"};
 // An optic's reach: 0 (unknown) to half the Earth's circumference, in metres.
 inline constexpr NumberLimit kReachM{0.0, 20'000'000.0, false, "a number of metres in [0, 2e7]"};
 
