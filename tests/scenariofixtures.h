@@ -37,6 +37,21 @@ inline core::Catalog fixtureCatalog()
     c.switches.push_back({"TEST-SW-64x800G", 64, 800, 2200, 40000, "test fixture"});
     c.optics.push_back({"TEST-400ZR", OpticReach::Zr, 400, 120000, 20, 6000, true, "fixture"});
     c.lineSystems.push_back({"TEST-DWDM", 80, 30000, 150, 120000, 800, 64, 1000, "test fixture"});
+    ReliabilityAssumptions r;
+    r.causes = {{"faulty GPU", FailureUnit::Gpu, 3.0, 1000.0, "test fixture"},
+                {"host maintenance", FailureUnit::Host, 1.5, 250.0, "test fixture"}};
+    r.gpusPerHost = 4;
+    r.storageWriteGBps = 900.0;
+    r.storageReadGBps = 1100.0;
+    r.storageSource = "test storage";
+    r.checkpointBytesPerParam = 16.0;
+    r.checkpointSource = "test checkpoint";
+    r.deviceToHostGBps = 20.0;
+    r.deviceToHostSource = "test copy";
+    r.relaunchS = 120.0;
+    r.communicatorInitS = 30.0;
+    r.restartSource = "test restart";
+    c.reliability = r;
     return c;
 }
 
@@ -107,6 +122,8 @@ inline core::Scenario multiDcScenario()
     w.globalBatch = 512;
     w.precision = Precision::Fp8;
     w.trainTokens = 2.5e12;
+    w.checkpointIntervalS = 1800.0;
+    w.checkpointAsynchronous = false;
 
     Parallelism& p = s.parallelism;
     p.tp = 8;

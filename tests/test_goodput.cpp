@@ -4,6 +4,8 @@
 #include "evaluation/goodput.h"
 #include "io/scenarioio.h"
 
+#include "presetfixture.h"
+
 #include <QtTest>
 #include <nlohmann/json.hpp>
 
@@ -14,14 +16,7 @@ using namespace archipelago;
 
 namespace {
 
-core::Scenario loadPreset(const char* name)
-{
-    const core::LoadResult r =
-        core::loadScenarioFile(std::string(ARCHIPELAGO_SOURCE_DIR "/presets/") + name);
-    if (!r.ok())
-        qFatal("cannot load preset %s", name);
-    return *r.scenario;
-}
+using tests::loadPreset;
 
 const core::ReliabilityAssumptions& reliability()
 {

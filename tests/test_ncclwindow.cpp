@@ -14,6 +14,8 @@
 #include "model/modelshapes.h"
 #include "network/dcimodel.h"
 
+#include "presetfixture.h"
+
 #include <QtTest>
 
 #include <algorithm>
@@ -32,14 +34,7 @@ namespace {
 
 constexpr double kMib = 1024.0 * 1024.0;
 
-core::Scenario loadPreset(const char* name)
-{
-    const core::LoadResult r =
-        core::loadScenarioFile(std::string(ARCHIPELAGO_SOURCE_DIR "/presets/") + name);
-    if (!r.ok())
-        qFatal("cannot load preset %s", name);
-    return *r.scenario;
-}
+using tests::loadPreset;
 
 const core::ModelShape& shape(const char* name)
 {

@@ -7,6 +7,8 @@
 #include "model/placementpresets.h"
 #include "network/placement.h"
 
+#include "presetfixture.h"
+
 #include <QtTest>
 
 #include <algorithm>
@@ -18,14 +20,7 @@ using namespace archipelago;
 
 namespace {
 
-core::Scenario loadPreset(const char* name)
-{
-    const core::LoadResult r =
-        core::loadScenarioFile(std::string(ARCHIPELAGO_SOURCE_DIR "/presets/") + name);
-    if (!r.ok())
-        qFatal("cannot load preset %s", name);
-    return *r.scenario;
-}
+using tests::loadPreset;
 
 bool hasWarning(const core::Evaluation& ev, const std::string& code, const std::string& text)
 {

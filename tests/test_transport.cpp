@@ -6,6 +6,8 @@
 #include "model/dcilink.h"
 #include "network/dcimodel.h"
 
+#include "presetfixture.h"
+
 #include <QtTest>
 
 #include <algorithm>
@@ -56,14 +58,7 @@ double usable(const DciLink& l, double connections)
 const std::vector<DciTransport> kTransports{DciTransport::RdmaOtn, DciTransport::RocePfc,
                                             DciTransport::LossyIp};
 
-core::Scenario loadPreset(const char* name)
-{
-    const core::LoadResult r =
-        core::loadScenarioFile(std::string(ARCHIPELAGO_SOURCE_DIR "/presets/") + name);
-    if (!r.ok())
-        qFatal("cannot load preset %s", name);
-    return *r.scenario;
-}
+using tests::loadPreset;
 
 } // namespace
 
