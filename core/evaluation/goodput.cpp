@@ -6,7 +6,6 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
-#include <map>
 
 namespace archipelago::core {
 
@@ -20,27 +19,37 @@ constexpr double kDayS = 86400.0;
 double modelParams(const Workload& w)
 {
     Parallelism whole;
-    double params = 0.0;
-    for (int i = 0; i < w.layers; ++i) {
-        const LayerParams p = layerParamsPerGpu(w, whole, isMoeLayer(w, i));
-        params += p.dense + p.expert;
-    }
-    return params + vocabParamsPerGpu(w, whole) * (w.tiedEmbeddings ? 1.0 : 2.0);
+    int moeLayers = 0;
+    for (int i = 0; i < w.layers; ++i)
+        moeLayers += isMoeLayer(w, i) ? 1 : 0;
+    const auto params = [&](bool moe) {
+        const LayerParams p = layerParamsPerGpu(w, whole, moe);
+        return p.dense + p.expert;
+    };
+    double total = static_cast<double>(w.layers - moeLayers) * params(false);
+    if (moeLayers > 0)
+        total += static_cast<double>(moeLayers) * params(true);
+    return total + vocabParamsPerGpu(w, whole) * (w.tiedEmbeddings ? 1.0 : 2.0);
 }
 
-// GPUs of the job in each datacenter, from the placement (the first datacenter when it has
-// no shards).
-std::map<Id, double> gpusPerDatacenter(const Scenario& s, double gpus)
+// The largest share of the job's GPUs in one datacenter, from the placement (all of them in
+// the first datacenter when it has no shards).
+double largestDatacenterShare(const Scenario& s, double gpus)
 {
-    std::map<Id, double> out;
+    if (s.placement.shards.empty() || !(gpus > 0.0))
+        return 1.0;
     const Parallelism& par = s.parallelism;
     const double perStageReplica = static_cast<double>(par.tp) * par.cp;
-    for (const PlacementShard& shard : s.placement.shards)
-        for (const Id dc : shard.stageDatacenters)
-            out[dc] += perStageReplica * shard.dpReplicas;
-    if (out.empty() && !s.topology.datacenters.empty())
-        out[s.topology.datacenters.front().id] = gpus;
-    return out;
+    double largest = 0.0;
+    for (const Datacenter& dc : s.topology.datacenters) {
+        double n = 0.0;
+        for (const PlacementShard& shard : s.placement.shards)
+            for (const Id id : shard.stageDatacenters)
+                if (id == dc.id)
+                    n += perStageReplica * shard.dpReplicas;
+        largest = std::max(largest, n / gpus);
+    }
+    return largest;
 }
 
 } // namespace
@@ -85,13 +94,7 @@ Goodput goodput(const Scenario& s, const Evaluation& ev, const ReliabilityAssump
     // Every datacenter writes (and on restart reads) the state its GPUs hold to its own storage,
     // in proportion to its GPUs; the slowest decides.
     g.checkpointBytes = modelParams(s.workload) * a.checkpointBytesPerParam;
-    double largestShare = 1.0;
-    if (gpus > 0.0) {
-        largestShare = 0.0;
-        for (const auto& [dc, n] : gpusPerDatacenter(s, gpus))
-            largestShare = std::max(largestShare, n / gpus);
-    }
-    const double dcBytes = g.checkpointBytes * largestShare;
+    const double dcBytes = g.checkpointBytes * largestDatacenterShare(s, gpus);
     g.checkpointWriteS = a.storageWriteGBps > 0.0 ? dcBytes / (a.storageWriteGBps * 1e9) : 0.0;
     const double readS = a.storageReadGBps > 0.0 ? dcBytes / (a.storageReadGBps * 1e9) : 0.0;
     // Asynchronous: training waits only for each GPU's copy of its shard to host memory.
