@@ -39,6 +39,7 @@ private slots:
     void tooShortAnIntervalIsRaisedAndSaid();
     void synchronousCheckpointsWaitForTheWrite();
     void checkpointSettingsRoundTrip();
+    void splitShardsWriteFromEveryDatacenter();
     void catalogRatesAreEditable();
     void malformedRatesAreErrorsWithTheirPointer();
 };
@@ -208,6 +209,25 @@ void TestGoodput::checkpointSettingsRoundTrip()
     for (const auto& d : negative.errors)
         named = named || d.toString().find("/workload/checkpoint_interval_s") != std::string::npos;
     QVERIFY(named);
+}
+
+void TestGoodput::splitShardsWriteFromEveryDatacenter()
+{
+    // Each datacenter writes what its GPUs hold. A shard whose stages all sit in building-a
+    // but whose TP groups are split over both buildings puts half its GPUs in each, so each
+    // building writes half the checkpoint, as when the pipeline crosses the boundary.
+    core::Scenario s = loadPreset("llama3-405b-two-buildings.json");
+    const core::Evaluation across = core::evaluate(s);
+    core::PlacementShard& shard = s.placement.shards.front();
+    const core::Id home = shard.stageDatacenters.front();
+    for (core::Id& dc : shard.stageDatacenters)
+        dc = home;
+    shard.splitDatacenters = {0, 1};
+    shard.splitDim = core::ParallelDim::Tp;
+    const core::Evaluation split = core::evaluate(s);
+    QVERIFY(across.ok && split.ok);
+    QVERIFY(across.goodput.checkpointWriteS > 0.0);
+    QCOMPARE(split.goodput.checkpointWriteS, across.goodput.checkpointWriteS);
 }
 
 void TestGoodput::catalogRatesAreEditable()

@@ -32,24 +32,15 @@ double modelParams(const Workload& w)
     return total + vocabParamsPerGpu(w, whole) * (w.tiedEmbeddings ? 1.0 : 2.0);
 }
 
-// The largest share of the job's GPUs in one datacenter, from the placement (all of them in
-// the first datacenter when it has no shards).
+// The largest share of the job's GPUs in one datacenter, as the placement puts them (split
+// shards included).
 double largestDatacenterShare(const Scenario& s, double gpus)
 {
-    if (s.placement.shards.empty() || !(gpus > 0.0))
+    if (!(gpus > 0.0))
         return 1.0;
-    const Parallelism& par = s.parallelism;
-    const double perStageReplica = static_cast<double>(par.tp) * par.cp;
-    double largest = 0.0;
-    for (const Datacenter& dc : s.topology.datacenters) {
-        double n = 0.0;
-        for (const PlacementShard& shard : s.placement.shards)
-            for (const Id id : shard.stageDatacenters)
-                if (id == dc.id)
-                    n += perStageReplica * shard.dpReplicas;
-        largest = std::max(largest, n / gpus);
-    }
-    return largest;
+    const std::vector<std::int64_t> placed = placedGpusPerDatacenter(s);
+    const auto most = std::max_element(placed.begin(), placed.end());
+    return most == placed.end() ? 1.0 : static_cast<double>(*most) / gpus;
 }
 
 } // namespace
