@@ -129,7 +129,8 @@ void TestGoodput::wallTimeSplitsIntoItsParts()
               "%.2f d",
               preset, g.interruptionsPerDay, g.ettr, g.usefulS / 86400, g.checkpointS / 86400,
               g.restartTotalS / 86400, g.lostWorkS / 86400);
-        const double sum = g.usefulS + g.checkpointS + g.restartTotalS + g.lostWorkS;
+        const double sum =
+            g.usefulS + g.convergenceS + g.checkpointS + g.restartTotalS + g.lostWorkS;
         QVERIFY(std::abs(sum / g.effectiveTimeToTrainS - 1.0) < 1e-9);
         QVERIFY(g.lostWorkS > 0.0);
     }

@@ -71,6 +71,14 @@ void printTable(const std::string& file, const core::Evaluation& ev, std::ostrea
                              (std::isfinite(g.checkpointIntervalS)
                                   ? num(", checkpoint every %.3g min", g.checkpointIntervalS / 60.0)
                                   : std::string()));
+    const core::DatacenterSyncResult& sync = ev.datacenterSync;
+    if (sync.scheme != core::DatacenterSync::Synchronous)
+        row("datacenter sync",
+            std::string(core::toString(sync.scheme)) + num(", %.0f replicas", sync.replicas) +
+                num(", H %.0f", sync.innerSteps) + num(", outer step %.3g s", sync.outerStepS) +
+                num(" (%.3g s a step exposed)", sync.outerExposedS) +
+                num(", loss x%.4f", sync.lossRatio) +
+                num(", %.3g x the steps", sync.computeMultiplier));
     row("effective training time", num("%.1f %%", 100.0 * g.ettr));
     row("effective time to train", num("%.3g days", g.effectiveTimeToTrainS / 86400.0));
     row("effective GPU-hours", num("%.4g", g.effectiveGpuHours));

@@ -147,6 +147,13 @@ MemoryBreakdown stageMemory(const Workload& w, const Parallelism& par, const Sta
     mem.weightsGib = (denseParams * ds.weights + expertParams * es.weights) / kGib;
     mem.gradientsGib = (denseParams * ds.gradients + expertParams * es.gradients) / kGib;
     mem.optimizerGib = (denseParams * ds.optimizer + expertParams * es.optimizer) / kGib;
+    if (in.outerStateBytesPerParam > 0.0) {
+        // Sharded as the optimizer state is (its ratio to the unsharded 12 bytes).
+        constexpr double kAdamBytes = StateBytes{}.optimizer;
+        mem.optimizerGib += in.outerStateBytesPerParam *
+                            (denseParams * ds.optimizer + expertParams * es.optimizer) /
+                            kAdamBytes / kGib;
+    }
 
     const double perMb = denseLayers * activationBytesPerLayer(w, par, false, in.fusedAttention) +
                          in.moeLayers * activationBytesPerLayer(w, par, true, in.fusedAttention);

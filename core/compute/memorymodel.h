@@ -60,6 +60,10 @@ struct StageMemoryInput
     double denseShardGroup = 1.0;  // dp * cp
     double expertShardGroup = 1.0; // dp * cp / ep
     bool fusedAttention = false;   // flash attention (computemodel.h fusedAttention)
+    // DiLoCo's outer state per parameter, beside the optimizer's: the fp32 weights of the last
+    // outer step and the fp32 Nesterov momentum, 8 bytes (Douillard et al. 2025, section 2.5:
+    // 5/3 of data-parallel training's memory), sharded with the optimizer.
+    double outerStateBytesPerParam = 0.0;
 };
 MemoryBreakdown stageMemory(const Workload& workload, const Parallelism& par,
                             const StageMemoryInput& in);

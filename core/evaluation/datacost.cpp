@@ -2,6 +2,7 @@
 
 #include "compute/computemodel.h"
 #include "compute/memorymodel.h"
+#include "evaluation/loosesync.h"
 #include "network/collectives.h"
 
 #include <algorithm>
@@ -177,8 +178,23 @@ DataParallelCost dataParallelCost(const Scenario& s, const Parallelism& par,
         splitGroupPath(pl.dp, instances, dpInner, dpOuter);
         splitGroupPath(pl.expertDp, instances, edpInner, edpOuter);
     }
-    const GroupPath& dpShard = instances > 1 ? dpInner : pl.dp;
-    const GroupPath& edpShard = instances > 1 ? edpInner : pl.expertDp;
+    // DiLoCo and Streaming DiLoCo (evaluation/loosesync.h): each step's collectives stay inside
+    // each datacenter, and the datacenters all-reduce the pseudo-gradient every H steps. They
+    // take the place of the instances: the optimizer shards over the datacenter's replicas.
+    const int replicas = looseSyncReplicas(par, pl.dp);
+    const bool loose = replicas > 1;
+    GroupPath dpAcross;
+    GroupPath edpAcross;
+    if (loose) {
+        splitAtDatacenters(pl.dp, dpInner, dpAcross);
+        splitAtDatacenters(pl.expertDp, edpInner, edpAcross);
+    }
+    const bool cut = instances > 1 || loose;
+    const GroupPath& dpShard = cut ? dpInner : pl.dp;
+    const GroupPath& edpShard = cut ? edpInner : pl.expertDp;
+    const DatacenterSyncOptions& sync = par.datacenterSync;
+    const int fragments = syncFragments(s.workload, sync);
+    const double outerBytesPerParam = sync.outerGradientBits / 8.0;
     for (int r = 0; r < p; ++r) {
         const auto ri = static_cast<std::size_t>(r);
         const AcceleratorSpec& a = *accel[ri];
@@ -213,13 +229,14 @@ DataParallelCost dataParallelCost(const Scenario& s, const Parallelism& par,
         const double denseGrad = gradBytes * rp.dense;
         const double expertGrad = gradBytes * rp.expert;
         if (zero == 0) {
-            grad = run(hierarchicalAllReduce, denseGrad, pl.dp, dpTally, 1.0) +
-                   run(hierarchicalAllReduce, expertGrad, pl.expertDp, edpTally, 1.0);
+            grad = run(hierarchicalAllReduce, denseGrad, loose ? dpInner : pl.dp, dpTally, 1.0) +
+                   run(hierarchicalAllReduce, expertGrad, loose ? edpInner : pl.expertDp, edpTally,
+                       1.0);
         } else {
             grad = run(hierarchicalReduceScatter, denseGrad, dpShard, dpTally, 1.0) +
                    run(hierarchicalReduceScatter, expertGrad, edpShard, edpTally, 1.0);
         }
-        if (instances > 1) {
+        if (instances > 1 && !loose) {
             // Each GPU's shard (1/instance size of its gradients) is all-reduced with the
             // GPUs holding the same shard in the other instances, after its reduce-scatter on
             // the same stream (param_and_grad_buffer.py: the inter-instance all-reduce follows
@@ -235,6 +252,28 @@ DataParallelCost dataParallelCost(const Scenario& s, const Parallelism& par,
         if (zero != 0)
             gather = run(hierarchicalAllGather, 2.0 * rp.dense, dpShard, dpTally, 1.0) +
                      run(hierarchicalAllGather, 2.0 * rp.expert, edpShard, edpTally, 1.0);
+        // The outer step: the datacenter's replicas hold the same pseudo-gradient, so each GPU
+        // all-reduces its 1/(replicas in its datacenter) of it with the GPUs holding the same
+        // part in the other datacenters (Charles et al. 2025, appendix A: 2N(1 - 1/M)/W per
+        // outer step), every H steps; its bytes are counted once per H steps on the links.
+        double outerS = 0.0;
+        double outerBytes = 0.0;
+        const double dciBeforeOuterS = dciS;
+        if (loose) {
+            const double h = std::max(1, sync.innerSteps);
+            double* across = traffic ? &traffic->groups.dpAcrossInstances : nullptr;
+            double* expertAcross = traffic ? &traffic->groups.expertDpAcrossInstances : nullptr;
+            const double denseOuter = outerBytesPerParam * rp.dense / std::max(1, dpInner.size());
+            const double expertOuter =
+                outerBytesPerParam * rp.expert / std::max(1, edpInner.size());
+            outerBytes = denseOuter + expertOuter;
+            outerS = (run(hierarchicalAllReduce, denseOuter, dpAcross, across, 1.0 / h) +
+                      run(hierarchicalAllReduce, expertOuter, edpAcross, expertAcross, 1.0 / h)) *
+                     h;
+        }
+        // The outer steps' share of the link is in outerExposedPerStepS, not in the capacity
+        // bound below.
+        const double outerDciS = dciS - dciBeforeOuterS;
 
         // The rank's chunks: when their gradients become final and when they first need their
         // weights, from the simulated schedule (pipelinesimulator.h).
@@ -302,19 +341,27 @@ DataParallelCost dataParallelCost(const Scenario& s, const Parallelism& par,
                 forwardWindow += parts[c].forwardPass;
                 backwardWindow += parts[c].backwardPass;
             }
-            const double z3 =
-                run(hierarchicalAllGather, 2.0 * (rp.dense + rp.expert), pl.dp, dpTally, 2.0 * m);
+            const double z3 = run(hierarchicalAllGather, 2.0 * (rp.dense + rp.expert),
+                                  loose ? dpInner : pl.dp, dpTally, 2.0 * m);
             const double busy = m * (forwardWindow + backwardWindow);
             exposed += std::max(0.0, z3 - busy);
             hidden += std::min(z3, busy);
         }
-        if (dciS > 0.0) {
+        if (dciS - outerDciS > 0.0) {
             // Capacity per direction over the whole iteration: the pipeline's transfers and
             // the data-parallel collectives share the DCI link (every group crossing it runs at
             // once, so dciS is the link's time), and no overlap makes the link carry more than
             // its capacity: the pipeline's span plus what is exposed covers both.
-            const double linkS = pipelineLinkBusyAfter(pipe, dciLink, 0.0) + dciS;
+            const double linkS = pipelineLinkBusyAfter(pipe, dciLink, 0.0) + dciS - outerDciS;
             exposed = std::max(exposed, linkS - pipe.makespanS);
+        }
+        double outerExposed = 0.0;
+        if (loose) {
+            // The DCI link is idle over the step but for the pipeline's transfers on it.
+            const double linkFree =
+                pipe.makespanS - (dciLink >= 0 ? pipelineLinkBusyAfter(pipe, dciLink, 0.0) : 0.0);
+            outerExposed = outerExposedPerStepS(sync, fragments, outerS, pipe.makespanS, linkFree);
+            exposed += outerExposed;
         }
         const double interference = eff.dpCommInterference * hidden;
         if (exposed + interference > worst) {
@@ -322,6 +369,9 @@ DataParallelCost dataParallelCost(const Scenario& s, const Parallelism& par,
             out.exposedS = exposed;
             out.interferenceS = interference;
             out.gradientS = grad + gather;
+            out.outerStepS = outerS;
+            out.outerExposedS = outerExposed;
+            out.outerBytesPerGpu = outerBytes;
         }
         // Adam over the optimizer shard; every rank waits for the slowest (global grad norm).
         // With instances the optimizer state is sharded over one instance, not the whole group.
@@ -330,6 +380,7 @@ DataParallelCost dataParallelCost(const Scenario& s, const Parallelism& par,
                                      : rp.dense + rp.expert;
         out.optimizerS = std::max(out.optimizerS, optimizerStepS(rp.dense + rp.expert, shard, a));
     }
+    out.replicas = replicas;
     return out;
 }
 

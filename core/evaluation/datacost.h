@@ -18,6 +18,13 @@ struct DataParallelCost
     double interferenceS = 0.0; // slowdown of the backward that hides the rest
     double optimizerS = 0.0;    // Adam step on the slowest rank
     double gradientS = 0.0;     // full gradient reduction time on the critical rank
+    // Loosely coupled training (evaluation/loosesync.h), on the critical rank: the outer
+    // all-reduce of the pseudo-gradient over the DCI every H steps, and what it adds to each
+    // step on average (included in exposedS).
+    int replicas = 1;
+    double outerStepS = 0.0;
+    double outerExposedS = 0.0;
+    double outerBytesPerGpu = 0.0;
 };
 
 // Parameters one GPU of pipeline rank `rank` holds, dense and expert.

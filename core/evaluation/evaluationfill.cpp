@@ -2,6 +2,7 @@
 
 #include "compute/computemodel.h"
 #include "compute/memorymodel.h"
+#include "evaluation/loosesync.h"
 #include "model/scheduletraits.h"
 #include "model/shapecheck.h"
 
@@ -29,6 +30,10 @@ void fillMemory(const Scenario& s, const Parallelism& par, ScheduleKind kind,
     // (dciExtraMicroBatches in pipeline/pipelineschedules.cpp: fewer would deadlock).
     if (v > 1 && (lastDciSender >= 0 || pl.wrapBoundary.linkClass == LinkClass::Dci))
         lastDciSender = p - 1;
+    const int replicas = looseSyncReplicas(par, pl.dp);
+    Parallelism memoryPar = par;
+    if (replicas > 1) // the datacenter takes the place of the instances
+        memoryPar.distributedOptimizerInstances = 1;
     double worstUse = -1.0;
     ev.fitsInMemory = true;
     for (int r = 0; r < p; ++r) {
@@ -48,10 +53,13 @@ void fillMemory(const Scenario& s, const Parallelism& par, ScheduleKind kind,
         in.inFlight = inFlightMicroBatches(kind, p, v, m, r);
         if (r <= lastDciSender && scheduleTraits(kind).extraInFlightApplies)
             in.inFlight = std::min<double>(m, in.inFlight + s.schedule.extraInFlightAtDci);
-        in.denseShardGroup = dp * par.cp;
-        in.expertShardGroup = std::max(1.0, dp * par.cp / par.ep);
+        // DiLoCo: the optimizer shards over one datacenter's replicas (evaluation/datacost.cpp),
+        // which also hold the outer state.
+        in.denseShardGroup = dp / replicas * par.cp;
+        in.expertShardGroup = std::max(1.0, dp / replicas * par.cp / par.ep);
+        in.outerStateBytesPerParam = replicas > 1 ? 8.0 : 0.0;
         in.fusedAttention = fusedAttention(*accel[static_cast<std::size_t>(r)], par.kernels);
-        const MemoryBreakdown mem = stageMemory(s.workload, par, in);
+        const MemoryBreakdown mem = stageMemory(s.workload, memoryPar, in);
         const double hbm = accel[static_cast<std::size_t>(r)]->hbmGib;
         const double use = mem.totalGib() / std::max(hbm, 1e-9);
         if (mem.totalGib() > hbm) {

@@ -14,8 +14,19 @@ namespace {
 constexpr double kInfinity = std::numeric_limits<double>::infinity();
 constexpr double kDayS = 86400.0;
 
-// Parameters of the whole model (no TP or EP split): every layer, the input embedding and,
-// unless tied, the output layer.
+// The largest share of the job's GPUs in one datacenter, as the placement puts them (split
+// shards included).
+double largestDatacenterShare(const Scenario& s, double gpus)
+{
+    if (!(gpus > 0.0))
+        return 1.0;
+    const std::vector<std::int64_t> placed = placedGpusPerDatacenter(s);
+    const auto most = std::max_element(placed.begin(), placed.end());
+    return most == placed.end() ? 1.0 : static_cast<double>(*most) / gpus;
+}
+
+} // namespace
+
 double modelParams(const Workload& w)
 {
     Parallelism whole;
@@ -31,19 +42,6 @@ double modelParams(const Workload& w)
         total += static_cast<double>(moeLayers) * params(true);
     return total + vocabParamsPerGpu(w, whole) * (w.tiedEmbeddings ? 1.0 : 2.0);
 }
-
-// The largest share of the job's GPUs in one datacenter, as the placement puts them (split
-// shards included).
-double largestDatacenterShare(const Scenario& s, double gpus)
-{
-    if (!(gpus > 0.0))
-        return 1.0;
-    const std::vector<std::int64_t> placed = placedGpusPerDatacenter(s);
-    const auto most = std::max_element(placed.begin(), placed.end());
-    return most == placed.end() ? 1.0 : static_cast<double>(*most) / gpus;
-}
-
-} // namespace
 
 const ReliabilityAssumptions& reliabilityOf(const Catalog& catalog)
 {
@@ -97,20 +95,32 @@ Goodput goodput(const Scenario& s, const Evaluation& ev, const ReliabilityAssump
 
     // The user's interval, or Daly's optimum. A checkpoint is taken between iterations, and
     // the next cannot start before the last one is on storage.
+    // With DiLoCo each datacenter's replicas step on their own between outer steps, so an
+    // interruption stops only its datacenter while the others go on (Douillard et al. 2023,
+    // figure 8: training holds its loss when outer gradients of replicas are dropped): Daly's
+    // process runs per datacenter, at its own failure rate; the largest decides. The convergence
+    // cost of the missing replica's few outer steps is not counted.
+    const DatacenterSyncResult& sync = ev.datacenterSync;
+    if (sync.scheme != DatacenterSync::Synchronous && sync.replicas > 1)
+        g.stalledShare = largestDatacenterShare(s, gpus);
+    const double stallMtbfS = g.mtbfS < kInfinity ? g.mtbfS / g.stalledShare : kInfinity;
     const double chosenS = s.workload.checkpointIntervalS > 0.0
                                ? s.workload.checkpointIntervalS
-                               : dalyIntervalS(g.checkpointBlockingS, g.mtbfS);
+                               : dalyIntervalS(g.checkpointBlockingS, stallMtbfS);
     g.checkpointIntervalS = std::max(chosenS, std::max(ev.iterationTimeS, g.checkpointWriteS));
 
-    const double solveS = ev.timeToTrainS;
-    g.usefulS = solveS;
+    // Loosely coupled training reaches synchronous training's loss in more steps
+    // (evaluation/loosesync.h): the work to do grows by that factor.
+    g.usefulS = ev.timeToTrainS;
+    const double solveS = ev.timeToTrainS * std::max(1.0, sync.computeMultiplier);
+    g.convergenceS = solveS - g.usefulS;
     if (!(solveS > 0.0) || !(g.checkpointIntervalS > 0.0)) {
         g.effectiveTimeToTrainS = solveS;
-        g.effectiveGpuHours = ev.gpuHoursToTrain;
+        g.effectiveGpuHours = solveS * gpus / 3600.0;
         return g;
     }
     const double wallS =
-        dalyWallTimeS(solveS, g.checkpointIntervalS, g.checkpointBlockingS, g.restartS, g.mtbfS);
+        dalyWallTimeS(solveS, g.checkpointIntervalS, g.checkpointBlockingS, g.restartS, stallMtbfS);
     g.effectiveTimeToTrainS = wallS;
     g.ettr = std::isfinite(wallS) && wallS > 0.0 ? solveS / wallS : 0.0;
     g.effectiveGpuHours = wallS * gpus / 3600.0;
@@ -119,7 +129,7 @@ Goodput goodput(const Scenario& s, const Evaluation& ev, const ReliabilityAssump
     // What failures cost: each a restart and, on average, the half interval (and checkpoint)
     // since the last checkpoint (Daly 2006, section 3, to first order): the rest of the wall
     // time splits in that proportion.
-    if (g.mtbfS < kInfinity && std::isfinite(wallS)) {
+    if (stallMtbfS < kInfinity && std::isfinite(wallS)) {
         const double rest = std::max(0.0, wallS - solveS - g.checkpointS);
         const double lostPerFailureS = (g.checkpointIntervalS + g.checkpointBlockingS) / 2.0;
         const double perFailureS = g.restartS + lostPerFailureS;

@@ -21,6 +21,10 @@ double dalyIntervalS(double checkpointS, double mtbfS);
 double dalyWallTimeS(double solveS, double intervalS, double checkpointS, double restartS,
                      double mtbfS);
 
+// Parameters of the whole model (no TP or EP split): every layer, the input embedding and,
+// unless tied, the output layer.
+double modelParams(const Workload& w);
+
 Goodput goodput(const Scenario& scenario, const Evaluation& evaluation,
                 const ReliabilityAssumptions& assumptions);
 

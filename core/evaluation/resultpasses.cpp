@@ -10,6 +10,7 @@
 #include "evaluation/evaluationfill.h"
 #include "evaluation/goodput.h"
 #include "evaluation/iterationoverhead.h"
+#include "evaluation/loosesync.h"
 #include "evaluation/passes.h"
 #include "network/linktraffic.h"
 
@@ -63,8 +64,10 @@ void breakdownPass(EvaluationContext& ctx)
     bd.overheadS =
         iterationOverhead(ctx.s, ctx.par, ctx.placement, acc.efficiency, ev.gpus, perDomain)
             .totalS();
+    // With DiLoCo a step waits only for the slowest GPU of its own datacenter's replicas.
+    const std::int64_t inStep = ev.gpus / std::max(1, ctx.dpc.replicas);
     bd.variabilityS =
-        variabilityS(bd.forwardS + bd.backwardS + bd.recomputeS, ev.gpus, acc.efficiency);
+        variabilityS(bd.forwardS + bd.backwardS + bd.recomputeS, inStep, acc.efficiency);
     ev.iterationTimeS = std::max(ctx.pipeS, busiestS) + ctx.dpc.exposedS + ctx.dpc.interferenceS +
                         ctx.dpc.optimizerS + bd.overheadS + bd.variabilityS;
     ev.bubbleRatio = ctx.pipe.bubbleRatio;
@@ -93,6 +96,19 @@ void breakdownPass(EvaluationContext& ctx)
     ev.tokensPerS = tokens / ev.iterationTimeS;
     ev.timeToTrainS = w.trainTokens / ev.tokensPerS;
     ev.gpuHoursToTrain = ev.timeToTrainS * static_cast<double>(ev.gpus) / 3600.0;
+    if (ctx.dpc.replicas > 1) {
+        const DatacenterSyncOptions& sync = ctx.par.datacenterSync;
+        DatacenterSyncResult& r = ev.datacenterSync;
+        r.scheme = sync.scheme;
+        r.replicas = ctx.dpc.replicas;
+        r.innerSteps = sync.innerSteps;
+        r.fragments = syncFragments(w, sync);
+        r.outerBytesPerGpu = ctx.dpc.outerBytesPerGpu;
+        r.outerStepS = ctx.dpc.outerStepS;
+        r.outerExposedS = ctx.dpc.outerExposedS;
+        r.lossRatio = diLoCoLossRatio(modelParams(w), r.replicas, r.innerSteps);
+        r.computeMultiplier = convergenceComputeMultiplier(r.lossRatio);
+    }
     ev.goodput = goodput(ctx.s, ev, reliabilityOf(ctx.catalog));
     const double askedS = w.checkpointIntervalS;
     if (ctx.options.warnings && askedS > 0.0 && ev.goodput.checkpointIntervalS > askedS)

@@ -41,6 +41,9 @@ const std::vector<Column>& columns()
             c.push_back({key, at({kBreakdown, key})});
         for (const char* key : {kEttr, kEffectiveTimeToTrainS, kInterruptionsPerDay})
             c.push_back({std::string(kGoodput) + "_" + key, at({kGoodput, key})});
+        for (const char* key : {kSyncScheme, kOuterExposedS, kComputeMultiplier})
+            c.push_back(
+                {std::string(kDatacenterSyncResult) + "_" + key, at({kDatacenterSyncResult, key})});
         for (const char* key : {kWeightsGib, kGradientsGib, kOptimizerGib, kActivationsGib,
                                 kOtherGib, kInFlightMicroBatches, kWorstStage})
             c.push_back({std::string(kMemory) + "_" + key, at({kMemory, key})});

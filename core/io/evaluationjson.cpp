@@ -90,7 +90,18 @@ json goodputJson(const Goodput& g)
             {kUsefulS, g.usefulS},
             {kCheckpointsS, g.checkpointS},
             {kRestartsS, g.restartTotalS},
-            {kLostWorkS, g.lostWorkS}};
+            {kLostWorkS, g.lostWorkS},
+            {kConvergenceS, g.convergenceS},
+            {kStalledShare, g.stalledShare}};
+}
+
+json datacenterSyncJson(const DatacenterSyncResult& d)
+{
+    return {{kSyncScheme, toString(d.scheme)},        {kSyncReplicas, d.replicas},
+            {kSyncInnerSteps, d.innerSteps},          {kSyncFragments, d.fragments},
+            {kOuterBytesPerGpu, d.outerBytesPerGpu},  {kOuterStepS, d.outerStepS},
+            {kOuterExposedS, d.outerExposedS},        {kLossRatio, d.lossRatio},
+            {kComputeMultiplier, d.computeMultiplier}};
 }
 
 } // namespace
@@ -121,6 +132,7 @@ json evaluationToJson(const std::string& file, const Evaluation& ev)
             {kTraffic, trafficJson(ev.traffic)},
             {kTimeToTrainS, ev.timeToTrainS},
             {kGpuHours, ev.gpuHoursToTrain},
+            {kDatacenterSyncResult, datacenterSyncJson(ev.datacenterSync)},
             {kGoodput, goodputJson(ev.goodput)},
             {kGpus, ev.gpus},
             {kWarnings, warnings},

@@ -34,6 +34,7 @@ inline constexpr const char* kTimeToTrainS = "time_to_train_s";
 inline constexpr const char* kGpuHours = "gpu_hours";
 inline constexpr const char* kGpus = "gpus";
 inline constexpr const char* kGoodput = "goodput";
+inline constexpr const char* kDatacenterSyncResult = "datacenter_sync";
 inline constexpr const char* kWarnings = "warnings";
 inline constexpr const char* kAssumptions = "assumptions";
 
@@ -52,6 +53,19 @@ inline constexpr const char* kUsefulS = "useful_s";
 inline constexpr const char* kCheckpointsS = "checkpoints_s";
 inline constexpr const char* kRestartsS = "restarts_s";
 inline constexpr const char* kLostWorkS = "lost_work_s";
+inline constexpr const char* kConvergenceS = "convergence_s";
+inline constexpr const char* kStalledShare = "stalled_share";
+
+// datacenter_sync
+inline constexpr const char* kSyncScheme = "scheme";
+inline constexpr const char* kSyncReplicas = "replicas";
+inline constexpr const char* kSyncInnerSteps = "inner_steps";
+inline constexpr const char* kSyncFragments = "fragments";
+inline constexpr const char* kOuterBytesPerGpu = "outer_bytes_per_gpu";
+inline constexpr const char* kOuterStepS = "outer_step_s";
+inline constexpr const char* kOuterExposedS = "outer_exposed_s";
+inline constexpr const char* kLossRatio = "loss_ratio";
+inline constexpr const char* kComputeMultiplier = "compute_multiplier";
 
 // memory
 inline constexpr const char* kWeightsGib = "weights_gib";

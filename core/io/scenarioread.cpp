@@ -177,6 +177,20 @@ void readOverlap(ObjectReader& r, OverlapOptions& o)
     r.boolean(keys::kPpComm, o.ppComm);
 }
 
+void readDatacenterSync(ObjectReader& r, DatacenterSyncOptions& d)
+{
+    r.enumeration(keys::kScheme, d.scheme, datacenterSyncFromString,
+                  "synchronous | diloco | streaming-diloco");
+    r.integer(keys::kInnerSteps, d.innerSteps, kOpt, kInnerSteps);
+    if (r.integer(keys::kOuterGradientBits, d.outerGradientBits, kOpt, kOuterGradientBits) &&
+        d.outerGradientBits != 4 && d.outerGradientBits != 8 && d.outerGradientBits != 16 &&
+        d.outerGradientBits != 32)
+        r.error(keys::kOuterGradientBits, "expected " + std::string(kOuterGradientBits.expected) +
+                                              ", got " + std::to_string(d.outerGradientBits));
+    r.integer(keys::kFragments, d.fragments, kOpt, kFragments);
+    r.integer(keys::kOverlapSteps, d.overlapSteps, kOpt, kOverlapSteps);
+}
+
 void readParallelism(ObjectReader& r, Parallelism& p)
 {
     r.integer(keys::kTp, p.tp, kOpt);
@@ -195,6 +209,9 @@ void readParallelism(ObjectReader& r, Parallelism& p)
     r.enumeration(keys::kRecompute, p.recompute, recomputeFromString, "none | selective | full");
     r.object(keys::kOverlap, kOpt, [&](ObjectReader& o) { readOverlap(o, p.overlap); });
     r.object(keys::kKernels, kOpt, [&](ObjectReader& k) { readKernels(k, p.kernels); });
+    // Absent in files before loosely coupled training: synchronous.
+    r.object(keys::kDatacenterSync, kOpt,
+             [&](ObjectReader& d) { readDatacenterSync(d, p.datacenterSync); });
 }
 
 void readPlacement(ObjectReader& r, Placement& p)

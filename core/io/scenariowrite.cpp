@@ -178,6 +178,15 @@ Json toJson(const Parallelism& p)
         k[keys::kFusedElementwise] = p.kernels.fusedElementwise;
         j[keys::kKernels] = k;
     }
+    // Written when not synchronous (absent = synchronous, as before it existed).
+    if (p.datacenterSync != DatacenterSyncOptions{}) {
+        const DatacenterSyncOptions& d = p.datacenterSync;
+        j[keys::kDatacenterSync] = Json{{keys::kScheme, toString(d.scheme)},
+                                        {keys::kInnerSteps, d.innerSteps},
+                                        {keys::kOuterGradientBits, d.outerGradientBits},
+                                        {keys::kFragments, d.fragments},
+                                        {keys::kOverlapSteps, d.overlapSteps}};
+    }
     return j;
 }
 

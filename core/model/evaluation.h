@@ -222,10 +222,29 @@ std::string warningText(const Warning& warning);
 
 // The run, not the iteration (evaluation/goodput.h): interruptions, checkpoints and restarts
 // around the iteration time.
+// How the datacenters stay in step (model/scenario.h DatacenterSyncOptions), as evaluated.
+struct DatacenterSyncResult
+{
+    // The scheme in effect: synchronous also when the scenario asks for DiLoCo but its
+    // data-parallel group stays in one datacenter.
+    DatacenterSync scheme = DatacenterSync::Synchronous;
+    int replicas = 1;   // M, the datacenters' replicas
+    int innerSteps = 1; // H
+    int fragments = 1;
+    double outerBytesPerGpu = 0.0;  // one GPU's share of the outer all-reduce, every H steps
+    double outerStepS = 0.0;        // the whole outer all-reduce over the DCI
+    double outerExposedS = 0.0;     // what the outer steps add to each step, on average
+    double lossRatio = 1.0;         // DiLoCo's loss over synchronous training's, equal tokens
+    double computeMultiplier = 1.0; // steps to reach synchronous training's loss, over its own
+};
+
 struct Goodput
 {
     double interruptionsPerDay = 0.0; // unexpected, of the whole job
     double mtbfS = 0.0;               // mean time between them (infinite without any)
+    // The share of the job one interruption stops: 1 when the datacenters step together; with
+    // DiLoCo the largest datacenter's, whose replicas alone wait for the restart.
+    double stalledShare = 1.0;
     double checkpointBytes = 0.0;     // weights and optimizer state of the whole model
     double checkpointBlockingS = 0.0; // training stops this long for each checkpoint
     double checkpointWriteS = 0.0;    // the slowest datacenter's write to its storage
@@ -234,8 +253,10 @@ struct Goodput
     double ettr = 1.0;                // effective training time ratio: useful / wall time
     double effectiveTimeToTrainS = 0.0;
     double effectiveGpuHours = 0.0;
-    // The wall time split by what it does; the four sum to effectiveTimeToTrainS.
+    // The wall time split by what it does; the five sum to effectiveTimeToTrainS.
     double usefulS = 0.0;
+    // The extra steps loosely coupled training needs to reach synchronous training's loss.
+    double convergenceS = 0.0;
     double checkpointS = 0.0;
     double restartTotalS = 0.0;
     double lostWorkS = 0.0;
@@ -263,6 +284,7 @@ struct Evaluation
     double networkPowerW = 0.0;
     double timeToTrainS = 0.0;
     double gpuHoursToTrain = 0.0;
+    DatacenterSyncResult datacenterSync;
     Goodput goodput;
     std::int64_t gpus = 0;
     std::vector<TimelineBlock> timeline; // one representative pipeline

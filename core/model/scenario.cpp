@@ -41,6 +41,12 @@ constexpr NameTable<GradReduceDtype, 2> kGradReduceDtypes{{
     {GradReduceDtype::Bf16, "bf16"},
 }};
 
+constexpr NameTable<DatacenterSync, 3> kDatacenterSyncs{{
+    {DatacenterSync::Synchronous, "synchronous"},
+    {DatacenterSync::DiLoCo, "diloco"},
+    {DatacenterSync::StreamingDiLoCo, "streaming-diloco"},
+}};
+
 constexpr NameTable<Recompute, 3> kRecomputes{{
     {Recompute::None, "none"},
     {Recompute::Selective, "selective"},
@@ -202,6 +208,20 @@ std::vector<std::int64_t> placedGpusPerDatacenter(const Scenario& scenario)
     return placed;
 }
 
+bool dataParallelCrossesDatacenters(const Scenario& scenario)
+{
+    const std::vector<PlacementShard> shards = effectiveShards(scenario);
+    for (std::size_t a = 0; a < shards.size(); ++a)
+        for (std::size_t b = a + 1; b < shards.size(); ++b) {
+            const auto& sa = shards[a].stageDatacenters;
+            const auto& sb = shards[b].stageDatacenters;
+            for (std::size_t i = 0; i < std::min(sa.size(), sb.size()); ++i)
+                if (sa[i] != sb[i])
+                    return true;
+        }
+    return false;
+}
+
 int optimizerInstances(const Parallelism& p)
 {
     const int zero = std::max(p.zeroStage, p.distributedOptimizer ? 1 : 0);
@@ -302,6 +322,16 @@ const char* toString(GradReduceDtype v)
 std::optional<GradReduceDtype> gradReduceDtypeFromString(const std::string& s)
 {
     return valueOf(kGradReduceDtypes, s);
+}
+
+const char* toString(DatacenterSync v)
+{
+    return nameOf(kDatacenterSyncs, v);
+}
+
+std::optional<DatacenterSync> datacenterSyncFromString(const std::string& s)
+{
+    return valueOf(kDatacenterSyncs, s);
 }
 std::optional<ParallelDim> parallelDimFromString(const std::string& s)
 {

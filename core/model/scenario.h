@@ -287,6 +287,35 @@ struct Kernels
     bool operator==(const Kernels&) const = default;
 };
 
+// How the datacenters' data-parallel replicas stay in step, where DP crosses a datacenter
+// boundary (docs/loose-sync.md). Synchronous: every step's gradients cross the DCI. DiLoCo
+// (Douillard et al. 2023, arXiv 2311.08105, Algorithm 1): each datacenter's replicas run
+// `innerSteps` (H) steps among themselves, then the datacenters all-reduce the pseudo-gradient
+// (the weights' change) and apply an outer Nesterov step; the outer all-reduce blocks. Streaming
+// DiLoCo (Douillard et al. 2025, arXiv 2501.18512, sections 2.2-2.3): the model is synchronised
+// in `fragments` pieces in turn, each every H steps, and each piece's result is applied
+// `overlapSteps` (tau) steps after it is sent, so its transfer runs under that compute.
+enum class DatacenterSync
+{
+    Synchronous,
+    DiLoCo,
+    StreamingDiLoCo
+};
+
+struct DatacenterSyncOptions
+{
+    DatacenterSync scheme = DatacenterSync::Synchronous;
+    int innerSteps = 100; // H; INTELLECT-1's 100 (PrimeIntellect-ai/prime configs/10B)
+    // Bits per element of the outer gradient on the DCI: 32, 16 (Charles et al. 2025, bf16),
+    // 8 (INTELLECT-1's int8) or 4 (Streaming DiLoCo's E3M0).
+    int outerGradientBits = 16;
+    // Streaming only: 0 = one fragment per three layers (Streaming DiLoCo section 3.3.1).
+    int fragments = 0;
+    int overlapSteps = 1; // Streaming only: tau (the paper's main runs use 1)
+
+    bool operator==(const DatacenterSyncOptions&) const = default;
+};
+
 struct Parallelism
 {
     int tp = 1;
@@ -309,6 +338,7 @@ struct Parallelism
     Recompute recompute = Recompute::None;
     OverlapOptions overlap;
     Kernels kernels;
+    DatacenterSyncOptions datacenterSync;
 
     bool operator==(const Parallelism&) const = default;
 };
@@ -429,6 +459,9 @@ std::vector<PlacementShard> effectiveShards(const Scenario& scenario);
 std::vector<int> effectiveLayersPerStage(const Scenario& scenario);
 // GPUs the placement puts in each datacenter, in topology order.
 std::vector<std::int64_t> placedGpusPerDatacenter(const Scenario& scenario);
+// Whether some pipeline stage has data-parallel replicas in more than one datacenter (then the
+// datacenter sync scheme applies).
+bool dataParallelCrossesDatacenters(const Scenario& scenario);
 // Distributed-optimizer instances in effect: the scenario's count with the distributed optimizer
 // (ZeRO stage at most 1), else 1 (the checks refuse the other combinations).
 int optimizerInstances(const Parallelism& parallelism);
@@ -448,6 +481,7 @@ const char* toString(Precision v);
 const char* toString(Fp8Recipe v);
 const char* toString(Recompute v);
 const char* toString(GradReduceDtype v);
+const char* toString(DatacenterSync v);
 const char* toString(ParallelDim v);
 const char* toString(ScheduleKind v);
 std::optional<FabricKind> fabricKindFromString(const std::string& s);
@@ -457,6 +491,7 @@ std::optional<Precision> precisionFromString(const std::string& s);
 std::optional<Fp8Recipe> fp8RecipeFromString(const std::string& s);
 std::optional<Recompute> recomputeFromString(const std::string& s);
 std::optional<GradReduceDtype> gradReduceDtypeFromString(const std::string& s);
+std::optional<DatacenterSync> datacenterSyncFromString(const std::string& s);
 std::optional<ParallelDim> parallelDimFromString(const std::string& s);
 std::optional<ScheduleKind> scheduleKindFromString(const std::string& s);
 

@@ -71,6 +71,12 @@ inline constexpr IntLimit kLayers{1, 10'000, "an integer in 1..10000"};
 inline constexpr IntLimit kGlobalBatch{1, 10'000'000, "an integer in 1..10000000"};
 inline constexpr IntLimit kZeroStage{0, 3, "an integer in 0..3"};
 inline constexpr IntLimit kExtraInFlight{0, 1024, "an integer in 0..1024"};
+// DiLoCo's inner steps: the papers run 1..2000 (Douillard et al. 2023, figure 4); a bound
+// against typos, well past any published H.
+inline constexpr IntLimit kInnerSteps{1, 100'000, "an integer in 1..100000"};
+inline constexpr IntLimit kOuterGradientBits{4, 32, "4, 8, 16 or 32"};
+inline constexpr IntLimit kFragments{0, 10'000, "an integer in 0..10000 (0: one per three layers)"};
+inline constexpr IntLimit kOverlapSteps{0, 100'000, "an integer in 0..100000"};
 
 inline constexpr NumberLimit kAnyNumber{-kHuge, kHuge, false, "a number"};
 inline constexpr NumberLimit kPositiveNumber{0.0, kHuge, true, "a positive number"};

@@ -657,6 +657,13 @@ void checkParallelismFields(const Scenario& s, ShapeRules rules, ShapeFindings& 
     checkIntLimit(out, "/parallelism/micro_batch", p.microBatch, kPositive);
     checkIntLimit(out, "/parallelism/distributed_optimizer_instances",
                   p.distributedOptimizerInstances, kPositive);
+    const DatacenterSyncOptions& sync = p.datacenterSync;
+    checkIntLimit(out, "/parallelism/datacenter_sync/inner_steps", sync.innerSteps, kInnerSteps);
+    checkIntLimit(out, "/parallelism/datacenter_sync/outer_gradient_bits", sync.outerGradientBits,
+                  kOuterGradientBits);
+    checkIntLimit(out, "/parallelism/datacenter_sync/fragments", sync.fragments, kFragments);
+    checkIntLimit(out, "/parallelism/datacenter_sync/overlap_steps", sync.overlapSteps,
+                  kOverlapSteps);
     if (strict) {
         checkIntLimit(out, "/parallelism/zero_stage", p.zeroStage, kZeroStage);
         checkIntLimit(out, "/schedule/extra_in_flight_at_dci", s.schedule.extraInFlightAtDci,

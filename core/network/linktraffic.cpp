@@ -116,7 +116,20 @@ std::vector<LinkTraffic> linkTraffic(const Scenario& scenario, const PlacementAn
     acc.addPath(placement.cp, bytesPerGpu.cp, gpus, false, placement.cpDci);
     acc.addPath(placement.ep, bytesPerGpu.ep, gpus, true, placement.epDci);
     const int instances = optimizerInstances(par);
-    if (instances > 1) {
+    // DiLoCo (evaluation/loosesync.h): each step's collectives inside the datacenters, the
+    // outer all-reduce (tallied as across instances) over the DCI.
+    const bool loose =
+        par.datacenterSync.scheme != DatacenterSync::Synchronous && placement.dp.crossesDci();
+    if (loose) {
+        GroupPath inner;
+        GroupPath outer;
+        splitAtDatacenters(placement.dp, inner, outer);
+        acc.addPath(inner, bytesPerGpu.dp, gpus, false, placement.dpDci);
+        acc.addPath(outer, bytesPerGpu.dpAcrossInstances, gpus, false, placement.dpDci);
+        splitAtDatacenters(placement.expertDp, inner, outer);
+        acc.addPath(inner, bytesPerGpu.expertDp, gpus, false, placement.dpDci);
+        acc.addPath(outer, bytesPerGpu.expertDpAcrossInstances, gpus, false, placement.dpDci);
+    } else if (instances > 1) {
         GroupPath inner;
         GroupPath outer;
         splitGroupPath(placement.dp, instances, inner, outer);

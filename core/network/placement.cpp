@@ -48,6 +48,17 @@ bool GroupPath::crossesDci() const
                        [](const LevelLink& l) { return l.linkClass == LinkClass::Dci; });
 }
 
+void splitAtDatacenters(const GroupPath& path, GroupPath& inside, GroupPath& across)
+{
+    inside = GroupPath{};
+    across = GroupPath{};
+    bool crossed = false;
+    for (const LevelLink& level : path.levels) {
+        crossed = crossed || level.linkClass == LinkClass::Dci;
+        (crossed ? across : inside).levels.push_back(level);
+    }
+}
+
 void splitGroupPath(const GroupPath& path, int instances, GroupPath& inner, GroupPath& outer)
 {
     inner = GroupPath{};
@@ -343,6 +354,15 @@ void Analyzer::accumulateGradientLoads(DciLoads& loads)
                                  loads);
 }
 
+// What crosses the DCI for data parallelism: every step's all-reduce, or DiLoCo's outer one
+// every H steps (model/scenario.h DatacenterSyncOptions).
+const char* dpCollectiveName(const Parallelism& par, bool expert)
+{
+    if (par.datacenterSync.scheme != DatacenterSync::Synchronous)
+        return expert ? "expert DiLoCo outer all-reduce" : "DiLoCo outer all-reduce";
+    return expert ? "expert DP all-reduce" : "DP all-reduce";
+}
+
 GroupPath Analyzer::gradientPath(int stage, bool expert, const DciLoads& loads)
 {
     const Parallelism& par = m_scenario.parallelism;
@@ -365,7 +385,7 @@ GroupPath Analyzer::gradientPath(int stage, bool expert, const DciLoads& loads)
     if (st.dcs.size() > 1)
         path.levels.push_back(detail::dciLevel(m_ctx, st.dcs, 0.0, static_cast<int>(st.dcs.size()),
                                                &loads, NcclTraffic::Collective,
-                                               expert ? "expert DP all-reduce" : "DP all-reduce"));
+                                               dpCollectiveName(par, expert)));
     return path;
 }
 
@@ -433,7 +453,7 @@ PlacementAnalysis Analyzer::run()
         if (st.dcs.size() > 1)
             detail::addRingSpread(m_ctx, st.dcs, 1.0 / m_pp, out.dpDci);
     }
-    detail::warnShared(m_ctx, out.dp, "DP all-reduce");
+    detail::warnShared(m_ctx, out.dp, dpCollectiveName(m_scenario.parallelism, false));
     analyzeBoundaries(out);
     detail::warnTransport(m_ctx);
     out.warnings = std::move(m_ctx.warnings);

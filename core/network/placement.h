@@ -118,6 +118,9 @@ struct PlacementAnalysis
 // where their product reaches the instance size; a level the cut falls inside is split in two
 // over the same links. One instance: inner = path, outer empty.
 void splitGroupPath(const GroupPath& path, int instances, GroupPath& inner, GroupPath& outer);
+// A path cut at its first DCI level: `inside` the levels within one datacenter, `across` the
+// DCI level and any above it (DiLoCo's inner and outer groups). Either may be empty.
+void splitAtDatacenters(const GroupPath& path, GroupPath& inside, GroupPath& across);
 
 class TopologyModel;
 // `model`, when given, must match the scenario's topology and `catalog` (TopologyModel::matches);
