@@ -253,6 +253,10 @@ QList<ComparisonRow> makeRows()
          [](double days) { return formatTimeSpan(days * 86400.0); },
          "Time to train once interruptions, checkpoints and restarts are counted "
          "(docs/goodput.md)"},
+        {"Convergence (× steps)", "×", Better::Lower, true,
+         evaluated([](const E& e) { return e.datacenterSync.computeMultiplier; }), decimals(3),
+         "Steps to reach synchronous training's loss over its own: above 1 with DiLoCo "
+         "(docs/loose-sync.md)"},
         {"ETTR (%)", "%", Better::Higher, true,
          evaluated([](const E& e) { return 100.0 * e.goodput.ettr; }), decimals(1),
          "Effective training time ratio: failure-free time to train ÷ time with failures"},

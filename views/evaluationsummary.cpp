@@ -48,6 +48,7 @@ EvaluationSummary::EvaluationSummary(QWidget* parent)
     m_power = addFigure(form, tr("Network power"));
     m_train = addFigure(form, tr("Time to train"));
     m_effective = addFigure(form, tr("With failures"));
+    m_sync = addFigure(form, tr("Across datacenters"));
     m_gpus = addFigure(form, tr("GPUs"));
 
     auto* breakdownBox = new QGroupBox(tr("Iteration breakdown"), this);
@@ -141,12 +142,36 @@ void EvaluationSummary::setEvaluation(const core::Evaluation& e)
         effective
             ? tr("%1 (ETTR %2)").arg(formatTimeSpan(g.effectiveTimeToTrainS), formatPercent(g.ettr))
             : QStringLiteral("—"));
-    m_effective->setToolTip(
+    QString effectiveTip =
         effective ? tr("%1 unexpected interruptions per day (Llama 3's per-component rates), a "
                        "restart of %2 each, checkpoints at Daly's interval. ETTR: useful time "
                        "over wall time.")
                         .arg(formatNumber(g.interruptionsPerDay, 1), formatTimeSpan(g.restartS))
-                  : QString());
+                  : QString();
+    const core::DatacenterSyncResult& sync = e.datacenterSync;
+    const bool loose = e.ok && sync.scheme != core::DatacenterSync::Synchronous;
+    if (loose && effective)
+        effectiveTip += tr("\nIncludes %1 of extra steps to reach synchronous training's loss; "
+                           "an interruption stops %2 of the job (its datacenter).")
+                            .arg(formatTimeSpan(g.convergenceS), formatPercent(g.stalledShare));
+    m_effective->setToolTip(effectiveTip);
+    if (loose) {
+        const QString scheme =
+            sync.scheme == core::DatacenterSync::DiLoCo ? tr("DiLoCo") : tr("Streaming DiLoCo");
+        m_sync->setText(tr("%1, %2 replicas, H %3: %4× steps")
+                            .arg(scheme, formatCount(sync.replicas), formatCount(sync.innerSteps),
+                                 formatNumber(sync.computeMultiplier, 2)));
+        m_sync->setToolTip(
+            tr("Outer all-reduce over the DCI: %1 every %2 steps, %3 exposed per step on "
+               "average. Loss at equal tokens %4× synchronous training's (Charles et al. 2025), "
+               "so %5× the steps to reach it.")
+                .arg(formatTimeSpan(sync.outerStepS), formatCount(sync.innerSteps),
+                     formatTimeSpan(sync.outerExposedS), formatNumber(sync.lossRatio, 4),
+                     formatNumber(sync.computeMultiplier, 3)));
+    } else {
+        m_sync->setText(e.ok ? tr("synchronous") : QStringLiteral("—"));
+        m_sync->setToolTip(tr("Every step's gradients cross the datacenters' links."));
+    }
     m_gpus->setText(formatCount(e.gpus));
     setBreakdown(e);
 

@@ -44,6 +44,7 @@ private:
     QLabel* m_power = nullptr;
     QLabel* m_train = nullptr;
     QLabel* m_effective = nullptr; // with interruptions, checkpoints and restarts
+    QLabel* m_sync = nullptr;      // how the datacenters stay in step
     QLabel* m_gpus = nullptr;
     QFormLayout* m_breakdown = nullptr;
     QListWidget* m_warnings = nullptr;

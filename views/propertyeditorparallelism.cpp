@@ -107,6 +107,62 @@ ParallelismEditor::ParallelismEditor(EditSink* sink, QWidget* parent)
     addCheck(overlap, tr("PP communication"), tr("Asynchronous PP send/receive."),
              QStringLiteral("overlap/pp_comm"), nullptr, &O::ppComm);
 
+    QFormLayout* across = addSection(tr("Across datacenters"));
+    m_syncScheme = new ChoiceField;
+    m_syncScheme->setChoices(
+        {{tr("Synchronous (every step)"), core::toString(core::DatacenterSync::Synchronous)},
+         {tr("DiLoCo"), core::toString(core::DatacenterSync::DiLoCo)},
+         {tr("Streaming DiLoCo"), core::toString(core::DatacenterSync::StreamingDiLoCo)}});
+    FieldRow* schemeRow = addField(
+        across, tr("Data-parallel sync"), m_syncScheme,
+        tr("Where DP crosses a datacenter boundary. Synchronous: every step's gradients cross "
+           "the DCI. DiLoCo (Douillard et al. 2023): each datacenter's replicas take H steps "
+           "on their own, then the datacenters all-reduce the weights' change and wait for it. "
+           "Streaming DiLoCo (Douillard et al. 2025): the model is synchronised in fragments in "
+           "turn, each transfer hidden under the next steps. Both need more steps to reach the "
+           "same loss (Charles et al. 2025), counted in the time to train with failures; a "
+           "failure stops only its datacenter."));
+    schemeRow->setPointers({QStringLiteral("/parallelism/datacenter_sync/scheme")});
+    connect(m_syncScheme, &ChoiceField::committed, this, [this, schemeRow](const QString& v) {
+        core::Parallelism p = scenario().parallelism;
+        p.datacenterSync.scheme =
+            core::datacenterSyncFromString(v.toStdString()).value_or(p.datacenterSync.scheme);
+        propose(p, schemeRow, false);
+    });
+    using D = core::DatacenterSyncOptions;
+    addSyncInt(across, tr("Inner steps H (steps)"),
+               tr("Steps each datacenter takes between two outer steps. The scaling laws are "
+                  "fitted at H = 30; INTELLECT-1 ran H = 100, DiLoCo's paper 500."),
+               QStringLiteral("inner_steps"), 1, 100'000, &D::innerSteps);
+    m_outerBits = new ChoiceField;
+    m_outerBits->setChoices({{tr("32 (fp32)"), QStringLiteral("32")},
+                             {tr("16 (bf16)"), QStringLiteral("16")},
+                             {tr("8 (int8, INTELLECT-1)"), QStringLiteral("8")},
+                             {tr("4 (E3M0, Streaming DiLoCo)"), QStringLiteral("4")}});
+    FieldRow* bitsRow =
+        addField(across, tr("Outer gradient (bits)"), m_outerBits,
+                 tr("Bits per element of the weights' change sent over the DCI at each outer "
+                    "step; the papers report no loss from 8 or 4 bits."));
+    bitsRow->setPointers({QStringLiteral("/parallelism/datacenter_sync/outer_gradient_bits")});
+    connect(m_outerBits, &ChoiceField::committed, this, [this, bitsRow](const QString& v) {
+        core::Parallelism p = scenario().parallelism;
+        bool ok = false;
+        const int bits = v.toInt(&ok);
+        if (ok)
+            p.datacenterSync.outerGradientBits = bits;
+        propose(p, bitsRow, false);
+    });
+    addSyncInt(across, tr("Fragments (streaming)"),
+               tr("Pieces the model is synchronised in, one after another; 0 = one per three "
+                  "layers (Streaming DiLoCo's choice)."),
+               QStringLiteral("fragments"), 0, 10'000, &D::fragments);
+    addSyncInt(across, tr("Overlap steps τ (streaming)"),
+               tr("Steps a fragment's transfer may take before its result is applied; 0 = it "
+                  "blocks. The paper's runs use 1 and lose < 0.2% loss up to 10."),
+               QStringLiteral("overlap_steps"), 0, 100'000, &D::overlapSteps);
+    m_syncNote = addNote(across, tr("In effect"),
+                         tr("Whether the scheme applies: only where DP crosses a datacenter."));
+
     QFormLayout* placement = addSection(tr("Placement"));
     m_rankOrder = new TextField;
     m_rankOrderRow = addField(placement, tr("Rank order (innermost first)"), m_rankOrder,
@@ -160,6 +216,21 @@ void ParallelismEditor::addInt(QFormLayout* form, const QString& label, const QS
         core::Parallelism p = scenario().parallelism;
         p.*member = value;
         propose(p, row, adaptsPlacement);
+    });
+}
+
+void ParallelismEditor::addSyncInt(QFormLayout* form, const QString& label, const QString& toolTip,
+                                   const QString& key, int minimum, int maximum,
+                                   int core::DatacenterSyncOptions::*member)
+{
+    auto* field = new IntField(minimum, maximum);
+    FieldRow* row = addField(form, label, field, toolTip);
+    row->setPointers({QStringLiteral("/parallelism/datacenter_sync/") + key});
+    m_syncInts.push_back({field, member});
+    connect(field, &IntField::committed, this, [this, row, member](int value) {
+        core::Parallelism p = scenario().parallelism;
+        p.datacenterSync.*member = value;
+        propose(p, row, false);
     });
 }
 
@@ -256,6 +327,16 @@ void ParallelismEditor::loadValues()
         b.field->load(b.member ? p.*(b.member) : p.overlap.*(b.overlapMember));
     m_recompute->load(QString::fromLatin1(core::toString(p.recompute)));
     m_gradReduceDtype->load(QString::fromLatin1(core::toString(p.gradReduceDtype)));
+    const core::DatacenterSyncOptions& sync = p.datacenterSync;
+    m_syncScheme->load(QString::fromLatin1(core::toString(sync.scheme)));
+    m_outerBits->load(QString::number(sync.outerGradientBits));
+    for (const SyncIntBinding& b : m_syncInts)
+        b.field->load(sync.*(b.member));
+    const bool synchronous = sync.scheme == core::DatacenterSync::Synchronous;
+    m_syncNote->setText(synchronous ? tr("every step crosses the DCI")
+                        : core::dataParallelCrossesDatacenters(s)
+                            ? tr("between the datacenters DP spans")
+                            : tr("no effect: DP stays in one datacenter"));
     const std::int64_t dp = core::dataParallel(s);
     m_dp->setText(dp > 0 ? tr("DP %1 (derived)").arg(formatCount(dp))
                          : tr("— (TP × CP × PP does not divide the GPUs)"));

@@ -41,6 +41,9 @@ private:
     void addCheck(QFormLayout* form, const QString& label, const QString& toolTip,
                   const QString& key, bool core::Parallelism::*member,
                   bool core::OverlapOptions::*overlapMember = nullptr);
+    void addSyncInt(QFormLayout* form, const QString& label, const QString& toolTip,
+                    const QString& key, int minimum, int maximum,
+                    int core::DatacenterSyncOptions::*member);
     void propose(const core::Parallelism& parallelism, FieldRow* row, bool adaptsPlacement);
     void proposePlacement(const core::Placement& placement, FieldRow* row);
     void commitRankOrder(const QString& text);
@@ -48,6 +51,15 @@ private:
 
     std::vector<IntBinding> m_ints;
     std::vector<CheckBinding> m_checks;
+    struct SyncIntBinding
+    {
+        IntField* field;
+        int core::DatacenterSyncOptions::*member;
+    };
+    std::vector<SyncIntBinding> m_syncInts;
+    ChoiceField* m_syncScheme = nullptr;
+    ChoiceField* m_outerBits = nullptr;
+    QLabel* m_syncNote = nullptr;
     ChoiceField* m_recompute = nullptr;
     ChoiceField* m_gradReduceDtype = nullptr;
     QLabel* m_dp = nullptr;

@@ -120,6 +120,18 @@ void parallelismChanges(const core::Parallelism& a, const core::Parallelism& b,
     add(out, oa.cpComm != ob.cpComm, tr("CP Overlap"), [&] { return onOff(ob.cpComm); });
     add(out, oa.epComm != ob.epComm, tr("EP Overlap"), [&] { return onOff(ob.epComm); });
     add(out, oa.ppComm != ob.ppComm, tr("PP Overlap"), [&] { return onOff(ob.ppComm); });
+    const core::DatacenterSyncOptions& sa = a.datacenterSync;
+    const core::DatacenterSyncOptions& sb = b.datacenterSync;
+    add(out, sa.scheme != sb.scheme, tr("Data-Parallel Sync"),
+        [&] { return QString::fromLatin1(core::toString(sb.scheme)); });
+    add(out, sa.innerSteps != sb.innerSteps, tr("Inner Steps"),
+        [&] { return count(sb.innerSteps); });
+    add(out, sa.outerGradientBits != sb.outerGradientBits, tr("Outer Gradient Bits"),
+        [&] { return count(sb.outerGradientBits); });
+    add(out, sa.fragments != sb.fragments, tr("Sync Fragments"),
+        [&] { return count(sb.fragments); });
+    add(out, sa.overlapSteps != sb.overlapSteps, tr("Sync Overlap Steps"),
+        [&] { return count(sb.overlapSteps); });
     if (!(a == b) && out.size() == before)
         out.push_back({tr("Parallelism"), {}, {}});
 }
