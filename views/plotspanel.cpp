@@ -2,6 +2,7 @@
 
 #include "plotbreakdown.h"
 #include "plotbubble.h"
+#include "plotgoodput.h"
 #include "plotnetworkcost.h"
 
 #include <QHBoxLayout>
@@ -14,16 +15,19 @@ PlotsPanel::PlotsPanel(QWidget* parent)
     , m_breakdown(new BreakdownPlot)
     , m_bubble(new BubblePlot)
     , m_network(new NetworkCostPlot)
+    , m_goodput(new GoodputPlot)
 {
     auto* splitter = new QSplitter(Qt::Horizontal, this);
     splitter->setChildrenCollapsible(false);
     splitter->addWidget(m_breakdown);
     splitter->addWidget(m_bubble);
     splitter->addWidget(m_network);
+    splitter->addWidget(m_goodput);
     // The breakdown has the most series and the widest legend.
     splitter->setStretchFactor(0, 4);
     splitter->setStretchFactor(1, 3);
     splitter->setStretchFactor(2, 3);
+    splitter->setStretchFactor(3, 3);
     auto* layout = new QHBoxLayout(this);
     layout->setContentsMargins(0, 0, 0, 0);
     layout->addWidget(splitter);
@@ -35,6 +39,7 @@ void PlotsPanel::setDesignPoints(const QList<DesignPoint>& pinned, const DesignP
     m_breakdown->setDesignPoints(points);
     m_bubble->setDesignPoints(points);
     m_network->setDesignPoints(points);
+    m_goodput->setDesignPoints(points);
 }
 
 } // namespace archipelago::views
