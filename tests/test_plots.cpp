@@ -342,6 +342,21 @@ void TestPlots::panelShowsEveryPointInEveryPlot()
     QCOMPARE(tickCount(panel.goodputPlot()->customPlot()), 3);
     panel.setDesignPoints({}, points[0]);
     QCOMPARE(tickCount(panel.breakdownPlot()->customPlot()), 1);
+    // As wide as the panel is in the smallest window: the breakdown has room for two legend
+    // columns of its longest part names (one would squash its bars under thirteen rows).
+    panel.resize(1120, 360);
+    panel.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&panel));
+    QCustomPlot* breakdown = panel.breakdownPlot()->customPlot();
+    const QFontMetricsF metrics(breakdown->legend->font());
+    double widest = 0.0;
+    for (const BreakdownPart& part : breakdownParts())
+        widest = std::max(widest, metrics.horizontalAdvance(part.name));
+    const double twoColumns = 2.0 * (widest + 36.0) + 12.0; // icon, padding, spacing, margins
+    QVERIFY2(breakdown->width() >= twoColumns,
+             qPrintable(QStringLiteral("%1 < %2").arg(breakdown->width()).arg(twoColumns)));
+    for (const PlotWidget* plot : panel.findChildren<PlotWidget*>())
+        QVERIFY2(plot->width() >= 220, qPrintable(plot->title()));
 }
 
 void TestPlots::exportWritesEachFormat_data()

@@ -5,6 +5,8 @@
 #include "plotgoodput.h"
 #include "plotnetworkcost.h"
 
+#include <qcustomplot.h>
+
 #include <QHBoxLayout>
 #include <QSplitter>
 
@@ -23,8 +25,14 @@ PlotsPanel::PlotsPanel(QWidget* parent)
     splitter->addWidget(m_bubble);
     splitter->addWidget(m_network);
     splitter->addWidget(m_goodput);
-    // The breakdown has the most series and the widest legend.
-    splitter->setStretchFactor(0, 4);
+    // The breakdown has the most series and the widest legend: it needs about 370 px for two
+    // legend columns, or its thirteen entries stack in one and squash the bars. The bubble and
+    // goodput plots have short legends and few bars, so they may be narrower than the default
+    // minimum; in the smallest window (about 1,100 px for this panel) the breakdown then keeps
+    // its two columns.
+    m_bubble->customPlot()->setMinimumWidth(220);
+    m_goodput->customPlot()->setMinimumWidth(220);
+    splitter->setStretchFactor(0, 5);
     splitter->setStretchFactor(1, 3);
     splitter->setStretchFactor(2, 3);
     splitter->setStretchFactor(3, 3);
