@@ -6,6 +6,7 @@
 #include "format.h"
 #include "plotbreakdown.h"
 #include "plotbubble.h"
+#include "plotgoodput.h"
 #include "plotnetworkcost.h"
 #include "plotspanel.h"
 #include "plotstyle.h"
@@ -249,6 +250,7 @@ void TestPlots::panelShowsEveryPointInEveryPlot()
     QCOMPARE(tickCount(panel.breakdownPlot()->customPlot()), 3);
     QCOMPARE(tickCount(panel.bubblePlot()->customPlot()), 3);
     QCOMPARE(tickCount(panel.networkCostPlot()->customPlot()), 3);
+    QCOMPARE(tickCount(panel.goodputPlot()->customPlot()), 3);
     panel.setDesignPoints({}, points[0]);
     QCOMPARE(tickCount(panel.breakdownPlot()->customPlot()), 1);
 }

@@ -236,8 +236,9 @@ private slots:
         QVERIFY(!html.contains(QStringLiteral("src=\"file")));
         QVERIFY(!html.contains(QStringLiteral("<link")));
         QVERIFY(!html.contains(QStringLiteral("<script")));
-        // Topology, layout and the three plots.
-        QVERIFY(html.count(QStringLiteral("<svg")) >= 5);
+        // Topology, layout and the four plots, the goodput plot among them.
+        QVERIFY(html.count(QStringLiteral("<svg")) >= 6);
+        QVERIFY(html.contains(QStringLiteral("Time to train with failures")));
         QVERIFY(html.contains(QStringLiteral("@media print")));
         QVERIFY(html.contains(QStringLiteral("size: A4")));
         const QList<qsizetype> at = positions(html, report::reportSectionTitles(false));

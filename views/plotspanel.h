@@ -1,5 +1,6 @@
-// The three design-point plots side by side (ARCHITECTURE.md section 5): iteration-time
-// breakdown, pipeline bubble and network cost, for the pinned design points and the current one.
+// The design-point plots side by side (ARCHITECTURE.md section 5): iteration-time breakdown,
+// pipeline bubble, network cost and time to train with failures, for the pinned design points
+// and the current one.
 #pragma once
 
 #include "designpoint.h"
@@ -10,6 +11,7 @@ namespace archipelago::views {
 
 class BreakdownPlot;
 class BubblePlot;
+class GoodputPlot;
 class NetworkCostPlot;
 
 class PlotsPanel : public QWidget
@@ -25,11 +27,13 @@ public:
     BreakdownPlot* breakdownPlot() const { return m_breakdown; }
     BubblePlot* bubblePlot() const { return m_bubble; }
     NetworkCostPlot* networkCostPlot() const { return m_network; }
+    GoodputPlot* goodputPlot() const { return m_goodput; }
 
 private:
     BreakdownPlot* m_breakdown = nullptr;
     BubblePlot* m_bubble = nullptr;
     NetworkCostPlot* m_network = nullptr;
+    GoodputPlot* m_goodput = nullptr;
 };
 
 } // namespace archipelago::views

@@ -1,7 +1,8 @@
-// Shared look of the plots: one colour per breakdown part, BOM category and timeline block kind
-// (the same quantity has the same colour in every plot and in exports), number formatting with
-// fixed units, and the frame every plot uses (title, value axis label, legend below the bars,
-// design points as categories on the x axis with a swatch of their colour).
+// Shared look of the plots: one colour per breakdown part, goodput part, BOM category and
+// timeline block kind (the same quantity has the same colour in every plot and in exports),
+// number formatting with fixed units, and the frame every plot uses (title, value axis label,
+// legend below the bars, design points as categories on the x axis with a swatch of their
+// colour).
 #pragma once
 
 #include "designpoint.h"
@@ -27,6 +28,17 @@ struct BreakdownPart
     double core::Breakdown::*seconds;
 };
 const QList<BreakdownPart>& breakdownParts();
+
+// One part of the run's wall time (core::Goodput), in the order the stacked bars draw them
+// (bottom first). The parts of the list sum to core::Goodput::effectiveTimeToTrainS: a new part
+// of the wall time is one more entry here, and the goodput plot and the report follow.
+struct GoodputPart
+{
+    QString name; // "Lost work"
+    QColor color;
+    double core::Goodput::*seconds;
+};
+const QList<GoodputPart>& goodputParts();
 
 // BOM categories in drawing order: the known ones first, in the order of the fabric
 // (switch, nic, optic, cable, dci-optic, amplifier, line-system), then the rest sorted.

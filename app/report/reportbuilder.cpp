@@ -371,12 +371,16 @@ ReportSection plotsSection(const ReportInput& input)
     const QList<views::DesignPoint> points =
         views::orderedDesignPoints(input.pinned, input.current);
     if (points.size() <= 4) {
-        // Side by side, each a third of the text width: at about 0.7 scale the plots' 8-9 pt
-        // text prints at 6 pt.
-        ReportBlock plots;
-        plots.kind = ReportBlock::Kind::Figures;
-        plots.figures = plotFigures(points, QSize(330, 330));
-        section.blocks.push_back(plots);
+        // Two by two, each half the text width: at about 0.7 scale the plots' 8-9 pt text
+        // prints at 6 pt.
+        std::vector<ReportFigure> figures = plotFigures(points, QSize(500, 320));
+        for (std::size_t i = 0; i < figures.size(); i += 2) {
+            ReportBlock row;
+            row.kind = ReportBlock::Kind::Figures;
+            for (std::size_t j = i; j < std::min(i + 2, figures.size()); ++j)
+                row.figures.push_back(std::move(figures[j]));
+            section.blocks.push_back(std::move(row));
+        }
     } else {
         // More bars than a third of a page shows legibly: one plot per row, full width.
         for (ReportFigure& figure : plotFigures(points, QSize(900, 340))) {

@@ -4,6 +4,7 @@
 #include "layoutviewcanvas.h"
 #include "plotbreakdown.h"
 #include "plotbubble.h"
+#include "plotgoodput.h"
 #include "plotnetworkcost.h"
 #include "plotstyle.h"
 #include "topologyscene.h"
@@ -137,6 +138,7 @@ std::vector<ReportFigure> plotFigures(const QList<views::DesignPoint>& points, Q
     add.operator()<views::BreakdownPlot>();
     add.operator()<views::BubblePlot>();
     add.operator()<views::NetworkCostPlot>();
+    add.operator()<views::GoodputPlot>();
     return figures;
 }
 

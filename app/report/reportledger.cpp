@@ -4,6 +4,7 @@
 #include "reportbuilder.h"
 
 #include "format.h"
+#include "plotstyle.h"
 
 #include "evaluation/goodput.h"
 #include "io/scenarioio.h"
@@ -166,15 +167,15 @@ ReportSection goodputSection(const ReportInput& input)
     split.headers = {QStringLiteral("Part"), QStringLiteral("Time"), QStringLiteral("Share")};
     split.rightAligned = {false, true, true};
     const double wall = g.effectiveTimeToTrainS;
-    const std::pair<const char*, double> parts[] = {{"Useful work", g.usefulS},
-                                                    {"Checkpoints", g.checkpointS},
-                                                    {"Restarts", g.restartTotalS},
-                                                    {"Lost work", g.lostWorkS}};
-    for (const auto& [name, seconds] : parts)
-        split.rows.append({QString::fromLatin1(name), span(seconds),
+    // The parts the goodput plot stacks, in its order.
+    for (const views::GoodputPart& part : views::goodputParts()) {
+        const double seconds = g.*part.seconds;
+        split.rows.append({part.name, span(seconds),
                            wall > 0.0 ? views::formatPercent(seconds / wall) : QString()});
+    }
+    split.marks = QList<QList<CellMark>>(split.rows.size());
     split.rows.append({QStringLiteral("Wall time"), span(wall), QStringLiteral("100%")});
-    split.marks = {{}, {}, {}, {}, {CellMark::Strong, CellMark::Strong, CellMark::Strong}};
+    split.marks.append({CellMark::Strong, CellMark::Strong, CellMark::Strong});
     section.blocks.push_back(tableBlock(split));
 
     ReportTable rates;

@@ -1,0 +1,173 @@
+// The goodput plot: the run's wall time per design point (core::Goodput), on an evaluated preset
+// and on synthetic Goodputs built in code; and the plots panel that shows it fourth.
+#include "evaluation/costmodel.h"
+#include "plotbreakdown.h"
+#include "plotbubble.h"
+#include "plotgoodput.h"
+#include "plotnetworkcost.h"
+#include "plotspanel.h"
+#include "plotstyle.h"
+#include "presetfixture.h"
+
+#include <qcustomplot.h>
+
+#include <QTest>
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+using namespace archipelago;
+using namespace archipelago::views;
+
+namespace {
+
+// An evaluated point with an iteration time and no goodput (the plot's "no time to train").
+DesignPoint syntheticPoint(const QString& name, QColor color)
+{
+    DesignPoint p{name, color, {}, {}};
+    p.evaluation.ok = true;
+    p.evaluation.gpus = 64;
+    p.evaluation.iterationTimeS = 1.2;
+    return p;
+}
+
+// Sum of all QCPBars values at `key`: what the stacked bars show for one design point.
+double stackedValueAt(QCustomPlot* plot, double key)
+{
+    double sum = 0.0;
+    for (int i = 0; i < plot->plottableCount(); ++i) {
+        if (auto* bars = qobject_cast<QCPBars*>(plot->plottable(i))) {
+            const auto it = bars->data()->findBegin(key, false);
+            if (it != bars->data()->constEnd() && qFuzzyCompare(it->key, key))
+                sum += it->value;
+        }
+    }
+    return sum;
+}
+
+bool near(double a, double b)
+{
+    return std::abs(a - b) <= 1e-9 * std::max(1.0, std::abs(b));
+}
+
+} // namespace
+
+class TestPlotGoodput : public QObject
+{
+    Q_OBJECT
+
+private slots:
+    void goodputStacksSumToWallTime();
+    void goodputLabelsAndNotes();
+    void panelHasFourPlotsAndRoomForTheBreakdown();
+};
+
+// The wall time of an evaluated preset, split as core::Goodput splits it.
+void TestPlotGoodput::goodputStacksSumToWallTime()
+{
+    DesignPoint current{"16k", QColor(Qt::red), tests::loadPreset("llama3-405b-16k-h100.json"), {}};
+    current.evaluation = core::evaluate(current.scenario);
+    const core::Goodput& g = current.evaluation.goodput;
+    QVERIFY(current.evaluation.ok);
+    QVERIFY(g.restartTotalS > 0.0 && g.lostWorkS > 0.0 && g.checkpointS > 0.0);
+    DesignPoint pinned = syntheticPoint("synthetic", QColor(Qt::blue)); // no goodput
+    GoodputPlot plot;
+    plot.setDesignPoints({pinned}, current);
+    QCOMPARE(plot.categories(), (QStringList{"synthetic", "16k"}));
+    QCOMPARE(plot.title(), QStringLiteral("Time to train with failures"));
+    QCOMPARE(plot.customPlot()->yAxis->label(), QStringLiteral("Wall time (days)"));
+    QCOMPARE(plot.stackTotals()[0], 0.0);
+    QVERIFY(near(plot.stackTotals()[1], g.effectiveTimeToTrainS / 86400.0));
+    QVERIFY(near(stackedValueAt(plot.customPlot(), 1), g.effectiveTimeToTrainS / 86400.0));
+    QStringList layers;
+    for (int i = 0; i < plot.customPlot()->plottableCount(); ++i)
+        layers.append(plot.customPlot()->plottable(i)->name());
+    QCOMPARE(layers, (QStringList{"Useful work", "Checkpoints", "Restarts", "Lost work"}));
+    QCOMPARE(goodputParts().size(), layers.size());
+    // The bottom layer is the failure-free time to train.
+    auto* useful = qobject_cast<QCPBars*>(plot.customPlot()->plottable(0));
+    QVERIFY(useful &&
+            near(useful->data()->at(1)->value, current.evaluation.timeToTrainS / 86400.0));
+}
+
+void TestPlotGoodput::goodputLabelsAndNotes()
+{
+    DesignPoint p = syntheticPoint("dc-west", QColor(Qt::red));
+    core::Goodput& g = p.evaluation.goodput;
+    g.interruptionsPerDay = 7.76;
+    g.mtbfS = 86400.0 / g.interruptionsPerDay;
+    g.checkpointIntervalS = 972.0;
+    g.restartS = 672.0;
+    g.usefulS = 70.0 * 86400.0;
+    g.checkpointS = 0.5 * 86400.0;
+    g.restartTotalS = 3.5 * 86400.0;
+    g.lostWorkS = 0.6 * 86400.0;
+    g.effectiveTimeToTrainS = g.usefulS + g.checkpointS + g.restartTotalS + g.lostWorkS;
+    g.ettr = g.usefulS / g.effectiveTimeToTrainS;
+    DesignPoint failed = syntheticPoint("failed", QColor(Qt::blue));
+    failed.evaluation.ok = false;
+    failed.evaluation.goodput = g;
+    DesignPoint unbounded = syntheticPoint("unbounded", QColor(Qt::green));
+    unbounded.evaluation.goodput.effectiveTimeToTrainS = std::numeric_limits<double>::infinity();
+    unbounded.evaluation.goodput.usefulS = g.usefulS;
+
+    GoodputPlot plot;
+    plot.resize(800, 500);
+    plot.setDesignPoints({failed, unbounded}, p);
+    QCustomPlot* cp = plot.customPlot();
+    cp->replot(QCustomPlot::rpImmediateRefresh);
+    QStringList labels;
+    for (int i = 0; i < cp->itemCount(); ++i)
+        if (auto* text = qobject_cast<QCPItemText*>(cp->item(i)))
+            labels.append(text->text());
+    QVERIFY2(labels.contains(QStringLiteral("74.6 d\nETTR 93.8 %")), qPrintable(labels.join('|')));
+    QCOMPARE(labels.count(QStringLiteral("not evaluated")), 1);
+    QCOMPARE(labels.count(QStringLiteral("never ends")), 1);
+    // Only the evaluated point has a bar; its wall time is the sum of the four parts.
+    const QList<double> totals = plot.stackTotals();
+    QCOMPARE(totals.size(), 3);
+    QVERIFY(totals[0] == 0.0 && totals[1] == 0.0 && near(totals[2], 74.6));
+    // Hover: the part, its share, and the failure figures behind it.
+    const QPoint restarts(static_cast<int>(cp->xAxis->coordToPixel(2.0)),
+                          static_cast<int>(cp->yAxis->coordToPixel(72.0)));
+    const QString tip = plot.toolTipAt(restarts);
+    QVERIFY2(tip.startsWith(QStringLiteral("dc-west: Restarts 3.50 d (4.7 % of 74.6 d)")),
+             qPrintable(tip));
+    QVERIFY2(tip.contains(QStringLiteral("7.76 interruptions a day, MTBF 3.09 h")),
+             qPrintable(tip));
+    QVERIFY2(tip.contains(QStringLiteral("checkpoint every 16.2 min, restart 11.2 min")),
+             qPrintable(tip));
+    const QPoint over(static_cast<int>(cp->xAxis->coordToPixel(0.0)),
+                      static_cast<int>(cp->yAxis->coordToPixel(10.0)));
+    QVERIFY2(plot.toolTipAt(over).contains(QStringLiteral("could not evaluate")),
+             qPrintable(plot.toolTipAt(over)));
+}
+
+void TestPlotGoodput::panelHasFourPlotsAndRoomForTheBreakdown()
+{
+    PlotsPanel panel;
+    panel.setDesignPoints({}, syntheticPoint("current", QColor(Qt::red)));
+    // Four plots, in this order.
+    const QList<PlotWidget*> plots = panel.findChildren<PlotWidget*>();
+    QCOMPARE(plots.size(), 4);
+    QCOMPARE(panel.goodputPlot()->title(), QStringLiteral("Time to train with failures"));
+    // As wide as the panel is in the smallest window: the breakdown has room for two legend
+    // columns of its longest part names (one would squash its bars under thirteen rows).
+    panel.resize(1120, 360);
+    panel.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&panel));
+    QCustomPlot* breakdown = panel.breakdownPlot()->customPlot();
+    const QFontMetricsF metrics(breakdown->legend->font());
+    double widest = 0.0;
+    for (const BreakdownPart& part : breakdownParts())
+        widest = std::max(widest, metrics.horizontalAdvance(part.name));
+    const double twoColumns = 2.0 * (widest + 36.0) + 12.0; // icon, padding, spacing, margins
+    QVERIFY2(breakdown->width() >= twoColumns,
+             qPrintable(QStringLiteral("%1 < %2").arg(breakdown->width()).arg(twoColumns)));
+    for (const PlotWidget* plot : panel.findChildren<PlotWidget*>())
+        QVERIFY2(plot->width() >= 220, qPrintable(plot->title()));
+}
+
+QTEST_MAIN(TestPlotGoodput)
+#include "test_plotgoodput.moc"
