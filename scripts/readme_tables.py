@@ -181,6 +181,61 @@ def goodput_table(cli):
     return "\n".join(rows)
 
 
+def loose_sync_table(cli):
+    """Synchronous data parallelism against DiLoCo and Streaming DiLoCo (docs/loose-sync.md) on
+    Llama 3 405B with 64 replicas in each of two buildings 800 km apart (16 x 400G), and on the
+    100k preset's three regions, beside the papers' communication reductions."""
+    two = preset("llama3-405b-two-buildings")
+    two["placement"]["shards"] = [{"dp_replicas": 64, "stage_datacenters": [0] * 16},
+                                  {"dp_replicas": 64, "stage_datacenters": [1] * 16}]
+    two["topology"]["dci_links"][0]["distance_km"] = 800.0
+    two["topology"]["dci_links"][0]["wavelengths"] = 16
+    schemes = [
+        ("synchronous", None, ""),
+        ("DiLoCo, H 30, bf16", {"scheme": "diloco", "inner_steps": 30, "outer_gradient_bits": 16},
+         ""),
+        ("DiLoCo, H 100, bf16", {"scheme": "diloco", "inner_steps": 100,
+                                 "outer_gradient_bits": 16}, ""),
+        ("DiLoCo, H 100, int8", {"scheme": "diloco", "inner_steps": 100, "outer_gradient_bits": 8},
+         "INTELLECT-1: 400x less than DP (H 100, int8 against fp32; arXiv 2412.01152)"),
+        ("Streaming DiLoCo, H 100, 4-bit, tau 1",
+         {"scheme": "streaming-diloco", "inner_steps": 100, "outer_gradient_bits": 4,
+          "overlap_steps": 1},
+         "Streaming DiLoCo: 400x fewer bits (H 100, E3M0 against bf16; arXiv 2501.18512 Table 1)"),
+    ]
+    rows = ["| job | scheme | iteration | DCI per iteration | less than synchronous | "
+            "outer step (exposed a step) | loss at equal tokens | steps to the same loss | ETTR | "
+            "with failures | published |",
+            "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---|"]
+    jobs = [("405B, 2 x 64 replicas, 800 km", two),
+            ("scale-across-100k-3-regions", preset("scale-across-100k-3-regions"))]
+    with tempfile.TemporaryDirectory() as tmp:
+        for job, base in jobs:
+            sync_bytes = None
+            for label, sync, published in schemes:
+                scenario = json.loads(json.dumps(base))
+                if sync:
+                    scenario["parallelism"]["datacenter_sync"] = sync
+                ev = evaluate_file(cli, scenario, tmp, "loose")
+                dci = sum(t["bytes_per_iteration"] for t in ev["traffic"]
+                          if t.get("link_class") == "dci")
+                if sync_bytes is None:
+                    sync_bytes = dci
+                d = ev["datacenter_sync"]
+                g = ev["goodput"]
+                outer = (f"{d['outer_step_s']:.2f} s ({d['outer_exposed_s'] * 1e3:.1f} ms)"
+                         if sync else "")
+                fits = "" if ev["fits_in_memory"] else " (does not fit)"
+                rows.append(
+                    f"| {job} | {label} | {ev['iteration_time_s']:.2f} s{fits} | "
+                    f"{dci / 1e9:,.0f} GB | "
+                    f"{(sync_bytes / dci if dci > 0 else 0):,.0f}x | {outer} | "
+                    f"{d['loss_ratio']:.4f} | {d['compute_multiplier']:.2f}x | "
+                    f"{g['ettr'] * 100:.1f}% | {g['effective_time_to_train_s'] / 86400:.1f} days | "
+                    f"{published} |")
+    return "\n".join(rows)
+
+
 # One-way DCI latency to fibre length: 4.897 us/km (ITU-T G.652 group index 1.468) after the
 # link's equipment latency (network-physics.md A0).
 def km_for_latency(latency_s, equipment_s):
@@ -271,6 +326,7 @@ def main():
         "explore": explore_table(args.cli),
         "scale-across": scale_across.table(args.cli),
         "goodput": goodput_table(args.cli),
+        "loose-sync": loose_sync_table(args.cli),
     }
     if not args.write:
         for name, table in tables.items():

@@ -61,6 +61,7 @@ private slots:
     void goodputStacksSumToWallTime();
     void goodputLabelsAndNotes();
     void panelHasFourPlotsAndRoomForTheBreakdown();
+    void convergenceLayerForDiLoCo();
 };
 
 // The wall time of an evaluated preset, split as core::Goodput splits it.
@@ -84,11 +85,33 @@ void TestPlotGoodput::goodputStacksSumToWallTime()
     for (int i = 0; i < plot.customPlot()->plottableCount(); ++i)
         layers.append(plot.customPlot()->plottable(i)->name());
     QCOMPARE(layers, (QStringList{"Useful work", "Checkpoints", "Restarts", "Lost work"}));
-    QCOMPARE(goodputParts().size(), layers.size());
+    // Synchronous training has no convergence cost: that layer is not drawn.
+    QCOMPARE(goodputParts().size(), layers.size() + 1);
     // The bottom layer is the failure-free time to train.
     auto* useful = qobject_cast<QCPBars*>(plot.customPlot()->plottable(0));
     QVERIFY(useful &&
             near(useful->data()->at(1)->value, current.evaluation.timeToTrainS / 86400.0));
+}
+
+// DiLoCo across the preset's three regions: the extra steps it needs are a layer of their own.
+void TestPlotGoodput::convergenceLayerForDiLoCo()
+{
+    DesignPoint p{
+        "diloco", QColor(Qt::red), tests::loadPreset("scale-across-100k-3-regions.json"), {}};
+    p.scenario.parallelism.datacenterSync.scheme = core::DatacenterSync::DiLoCo;
+    p.evaluation = core::evaluate(p.scenario);
+    const core::Goodput& g = p.evaluation.goodput;
+    QVERIFY(p.evaluation.ok && g.convergenceS > 0.0);
+    GoodputPlot plot;
+    plot.setDesignPoints({p});
+    QStringList layers;
+    for (int i = 0; i < plot.customPlot()->plottableCount(); ++i)
+        layers.append(plot.customPlot()->plottable(i)->name());
+    QCOMPARE(layers,
+             (QStringList{"Useful work", "Convergence", "Checkpoints", "Restarts", "Lost work"}));
+    QVERIFY(near(plot.stackTotals()[0], g.effectiveTimeToTrainS / 86400.0));
+    auto* convergence = qobject_cast<QCPBars*>(plot.customPlot()->plottable(1));
+    QVERIFY(convergence && near(convergence->data()->at(0)->value, g.convergenceS / 86400.0));
 }
 
 void TestPlotGoodput::goodputLabelsAndNotes()

@@ -93,6 +93,7 @@ private slots:
     void podEditAcrossDatacentersAdaptsPlacement();
     void podEditThatBreaksTheBatchLetsTheBatchFollow();
     void warningsShowButDoNotBlock();
+    void datacenterSyncEditsParallelism();
     void numericFieldsHaveUnits_data();
     void numericFieldsHaveUnits();
     void nothingClipsAtDockWidth_data();
@@ -360,6 +361,47 @@ void TestPropertyEditor::warningsShowButDoNotBlock()
     QVERIFY(!row->isRefused());
     QVERIFY2(row->message().contains(QLatin1String("takes effect only")),
              qPrintable(row->message()));
+}
+
+// The "Across datacenters" section: the scheme and its H are parallelism edits, and the page
+// says when the scheme has no effect (the preset's DP stays inside each building).
+void TestPropertyEditor::datacenterSyncEditsParallelism()
+{
+    m_editor->setSelection(Kind::Parallelism);
+    IntentSpies spies(m_editor.get());
+    views::ChoiceField* scheme = nullptr;
+    for (auto* field : m_editor->parallelismEditor()->findChildren<views::ChoiceField*>())
+        if (field->findData(QStringLiteral("diloco")) >= 0)
+            scheme = field;
+    QVERIFY(scheme);
+    const int diloco = scheme->findData(QStringLiteral("diloco"));
+    scheme->setCurrentIndex(diloco);
+    emit scheme->activated(diloco);
+    QCOMPARE(spies.parallelism.count(), 1);
+    QCOMPARE(spies.total(), 1);
+    core::Parallelism p = spies.parallelism.at(0).at(0).value<core::Parallelism>();
+    QCOMPARE(p.datacenterSync.scheme, core::DatacenterSync::DiLoCo);
+    QVERIFY(!rowOf(scheme)->isRefused());
+
+    m_scenario.parallelism = p;
+    m_editor->setScenario(m_scenario);
+    bool saysNoEffect = false;
+    for (QLabel* label : m_editor->parallelismEditor()->findChildren<QLabel*>())
+        saysNoEffect = saysNoEffect || label->text().contains(QLatin1String("no effect"));
+    QVERIFY(saysNoEffect);
+
+    views::IntField* inner = nullptr;
+    for (auto* field : m_editor->parallelismEditor()->findChildren<views::IntField*>())
+        if (rowOf(field)->pointers().contains(
+                QStringLiteral("/parallelism/datacenter_sync/inner_steps")))
+            inner = field;
+    QVERIFY(inner);
+    QCOMPARE(inner->value(), 100);
+    inner->setValue(30);
+    QCOMPARE(spies.parallelism.count(), 2);
+    p = spies.parallelism.at(1).at(0).value<core::Parallelism>();
+    QCOMPARE(p.datacenterSync.innerSteps, 30);
+    QCOMPARE(p.datacenterSync.scheme, core::DatacenterSync::DiLoCo);
 }
 
 void TestPropertyEditor::numericFieldsHaveUnits_data()

@@ -158,16 +158,17 @@ void EvaluationSummary::setEvaluation(const core::Evaluation& e)
     if (loose) {
         const QString scheme =
             sync.scheme == core::DatacenterSync::DiLoCo ? tr("DiLoCo") : tr("Streaming DiLoCo");
-        m_sync->setText(tr("%1, %2 replicas, H %3: %4× steps")
+        m_sync->setText(tr("%1, M %2, H %3: %4× steps")
                             .arg(scheme, formatCount(sync.replicas), formatCount(sync.innerSteps),
                                  formatNumber(sync.computeMultiplier, 2)));
         m_sync->setToolTip(
-            tr("Outer all-reduce over the DCI: %1 every %2 steps, %3 exposed per step on "
+            tr("%6 datacenter replicas (M). Outer all-reduce over the DCI: %1 every %2 steps, "
+               "%3 exposed per step on "
                "average. Loss at equal tokens %4× synchronous training's (Charles et al. 2025), "
                "so %5× the steps to reach it.")
                 .arg(formatTimeSpan(sync.outerStepS), formatCount(sync.innerSteps),
                      formatTimeSpan(sync.outerExposedS), formatNumber(sync.lossRatio, 4),
-                     formatNumber(sync.computeMultiplier, 3)));
+                     formatNumber(sync.computeMultiplier, 3), formatCount(sync.replicas)));
     } else {
         m_sync->setText(e.ok ? tr("synchronous") : QStringLiteral("—"));
         m_sync->setToolTip(tr("Every step's gradients cross the datacenters' links."));

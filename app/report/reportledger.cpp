@@ -170,6 +170,8 @@ ReportSection goodputSection(const ReportInput& input)
     // The parts the goodput plot stacks, in its order.
     for (const views::GoodputPart& part : views::goodputParts()) {
         const double seconds = g.*part.seconds;
+        if (part.seconds == &core::Goodput::convergenceS && seconds <= 0.0)
+            continue; // synchronous training: no convergence cost to list
         split.rows.append({part.name, span(seconds),
                            wall > 0.0 ? views::formatPercent(seconds / wall) : QString()});
     }
