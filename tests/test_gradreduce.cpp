@@ -10,6 +10,8 @@
 #include "model/shapecheck.h"
 #include "network/placement.h"
 
+#include "trafficfixture.h"
+
 #include <QtTest>
 
 #include <algorithm>
@@ -83,16 +85,6 @@ core::Scenario nemotron340bLike(bool across, double km)
     return s;
 }
 
-// Bytes over the DCI link (both directions) per iteration.
-double dciBytes(const core::Evaluation& ev)
-{
-    double bytes = 0.0;
-    for (const core::LinkTraffic& t : ev.traffic)
-        if (t.linkClass == core::LinkClass::Dci)
-            bytes += t.bytesPerIteration;
-    return bytes;
-}
-
 // The gradient and weight bytes over the DCI: the job's DCI bytes without the pipeline's
 // (none here: every replica's pipeline lies in one building).
 double dpDciBytes(core::Scenario s)
@@ -100,7 +92,7 @@ double dpDciBytes(core::Scenario s)
     const core::Evaluation ev = core::evaluate(s);
     if (!ev.ok)
         qFatal("evaluation failed");
-    return dciBytes(ev);
+    return tests::dciBytesPerIteration(ev);
 }
 
 bool hasFindingAt(const core::Scenario& s, const std::string& pointer)
@@ -166,7 +158,7 @@ void TestGradReduce::bf16HalvesDciGradientBytesAndNeverSlows()
     const core::Evaluation a = core::evaluate(s);
     const core::Evaluation b = core::evaluate(bf16);
     QVERIFY(a.ok && b.ok);
-    QVERIFY(dciBytes(b) < dciBytes(a));
+    QVERIFY(tests::dciBytesPerIteration(b) < tests::dciBytesPerIteration(a));
     QVERIFY2(b.iterationTimeS <= a.iterationTimeS * (1.0 + 1e-12),
              qPrintable(QStringLiteral("%1 s with bf16 vs %2 s with fp32")
                             .arg(b.iterationTimeS)
@@ -293,7 +285,7 @@ void TestGradReduce::nemotron340bAcrossTwoBuildings()
     const auto report = [&](const char* name, const core::Evaluation& ev) {
         qInfo("%-38s iteration %.3f s, exposed DP %.3f s, DCI %.1f GB, efficiency vs one "
               "building %.1f%%",
-              name, ev.iterationTimeS, ev.breakdown.dpCommS, dciBytes(ev) / 1e9,
+              name, ev.iterationTimeS, ev.breakdown.dpCommS, tests::dciBytesPerIteration(ev) / 1e9,
               100.0 * one.iterationTimeS / ev.iterationTimeS);
     };
     report("one building (3,072 GPUs)", one);

@@ -7,6 +7,7 @@
 #include "io/scenarioio.h"
 
 #include "presetfixture.h"
+#include "trafficfixture.h"
 
 #include <QtTest>
 
@@ -16,6 +17,7 @@ using namespace archipelago;
 
 namespace {
 
+using tests::dciBytesPerIteration;
 using tests::loadPreset;
 
 // Llama 3 405B on two buildings 800 km apart over 16 wavelengths, 64 replicas in each: the
@@ -29,15 +31,6 @@ core::Scenario dataParallelAcrossTwoBuildings(core::DatacenterSync scheme)
     s.topology.links.front().wavelengths = 16;
     s.parallelism.datacenterSync.scheme = scheme;
     return s;
-}
-
-double dciBytesPerIteration(const core::Evaluation& ev)
-{
-    double bytes = 0.0;
-    for (const core::LinkTraffic& t : ev.traffic)
-        if (t.linkClass == core::LinkClass::Dci)
-            bytes += t.bytesPerIteration;
-    return bytes;
 }
 
 } // namespace

@@ -3,6 +3,7 @@
 #include "evaluation/costmodel.h"
 #include "plotbreakdown.h"
 #include "plotbubble.h"
+#include "plotfixtures.h"
 #include "plotgoodput.h"
 #include "plotnetworkcost.h"
 #include "plotspanel.h"
@@ -20,6 +21,9 @@
 using namespace archipelago;
 using namespace archipelago::views;
 
+using tests::near;
+using tests::stackedValueAt;
+
 namespace {
 
 // An evaluated point with an iteration time and no goodput (the plot's "no time to train").
@@ -30,25 +34,6 @@ DesignPoint syntheticPoint(const QString& name, QColor color)
     p.evaluation.gpus = 64;
     p.evaluation.iterationTimeS = 1.2;
     return p;
-}
-
-// Sum of all QCPBars values at `key`: what the stacked bars show for one design point.
-double stackedValueAt(QCustomPlot* plot, double key)
-{
-    double sum = 0.0;
-    for (int i = 0; i < plot->plottableCount(); ++i) {
-        if (auto* bars = qobject_cast<QCPBars*>(plot->plottable(i))) {
-            const auto it = bars->data()->findBegin(key, false);
-            if (it != bars->data()->constEnd() && qFuzzyCompare(it->key, key))
-                sum += it->value;
-        }
-    }
-    return sum;
-}
-
-bool near(double a, double b)
-{
-    return std::abs(a - b) <= 1e-9 * std::max(1.0, std::abs(b));
 }
 
 } // namespace

@@ -6,6 +6,7 @@
 #include "format.h"
 #include "plotbreakdown.h"
 #include "plotbubble.h"
+#include "plotfixtures.h"
 #include "plotgoodput.h"
 #include "plotnetworkcost.h"
 #include "plotspanel.h"
@@ -25,6 +26,9 @@
 
 using namespace archipelago;
 using namespace archipelago::views;
+
+using tests::near;
+using tests::stackedValueAt;
 
 namespace {
 
@@ -116,20 +120,6 @@ QList<DesignPoint> threePoints()
             makePoint("split", QColor(Qt::darkGreen), 0.8)};
 }
 
-// Sum of all QCPBars values at `key`: what the stacked bars show for one design point.
-double stackedValueAt(QCustomPlot* plot, double key)
-{
-    double sum = 0.0;
-    for (int i = 0; i < plot->plottableCount(); ++i) {
-        if (auto* bars = qobject_cast<QCPBars*>(plot->plottable(i))) {
-            const auto it = bars->data()->findBegin(key, false);
-            if (it != bars->data()->constEnd() && qFuzzyCompare(it->key, key))
-                sum += it->value;
-        }
-    }
-    return sum;
-}
-
 int tickCount(QCustomPlot* plot)
 {
     const auto ticker = qSharedPointerDynamicCast<QCPAxisTickerText>(plot->xAxis->ticker());
@@ -140,11 +130,6 @@ QByteArray head(const QString& path, int n)
 {
     QFile file(path);
     return file.open(QIODevice::ReadOnly) ? file.read(n) : QByteArray();
-}
-
-bool near(double a, double b)
-{
-    return std::abs(a - b) <= 1e-9 * std::max(1.0, std::abs(b));
 }
 
 } // namespace
