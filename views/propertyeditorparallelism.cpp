@@ -156,7 +156,7 @@ ParallelismEditor::ParallelismEditor(EditSink* sink, QWidget* parent)
                tr("Pieces the model is synchronised in, one after another; 0 = one per three "
                   "layers (Streaming DiLoCo's choice)."),
                QStringLiteral("fragments"), 0, 10'000, &D::fragments);
-    addSyncInt(across, tr("Overlap steps τ (streaming)"),
+    addSyncInt(across, tr("Overlap τ (steps)"),
                tr("Steps a fragment's transfer may take before its result is applied; 0 = it "
                   "blocks. The paper's runs use 1 and lose < 0.2% loss up to 10."),
                QStringLiteral("overlap_steps"), 0, 100'000, &D::overlapSteps);
