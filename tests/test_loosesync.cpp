@@ -218,6 +218,11 @@ void TestLooseSync::outerStateNeedsMemory()
     QVERIFY(std::abs(loose.memory.optimizerGib / sync.memory.optimizerGib - 20.0 / 12.0 * 2.0) <
             0.01);
     QCOMPARE(loose.memory.weightsGib, sync.memory.weightsGib);
+    // Adam updates a twice larger shard (beside the gradient passes over all local parameters).
+    QVERIFY2(
+        loose.breakdown.optimizerS > sync.breakdown.optimizerS,
+        qPrintable(
+            QString("%1 vs %2 s").arg(loose.breakdown.optimizerS).arg(sync.breakdown.optimizerS)));
 }
 
 void TestLooseSync::noEffectWhenDataParallelStaysInside()

@@ -374,10 +374,13 @@ DataParallelCost dataParallelCost(const Scenario& s, const Parallelism& par,
             out.outerBytesPerGpu = outerBytes;
         }
         // Adam over the optimizer shard; every rank waits for the slowest (global grad norm).
-        // With instances the optimizer state is sharded over one instance, not the whole group.
+        // With instances the optimizer state is sharded over one instance, with DiLoCo over
+        // one datacenter's replicas, not the whole group.
         const int zeroOpt = zero >= 1 ? 1 : 0;
-        const double shard = zeroOpt ? (rp.dense / denseGroup + rp.expert / expertGroup) * instances
-                                     : rp.dense + rp.expert;
+        const double shardGroups = loose ? replicas : instances;
+        const double shard = zeroOpt
+                                 ? (rp.dense / denseGroup + rp.expert / expertGroup) * shardGroups
+                                 : rp.dense + rp.expert;
         out.optimizerS = std::max(out.optimizerS, optimizerStepS(rp.dense + rp.expert, shard, a));
     }
     out.replicas = replicas;
