@@ -170,6 +170,11 @@ void TestLooseSync::dilocoKeepsEachStepInsideItsDatacenter()
     QVERIFY2(loose.iterationTimeS < sync.iterationTimeS,
              qPrintable(QString("%1 vs %2").arg(loose.iterationTimeS).arg(sync.iterationTimeS)));
     QVERIFY(dciBytesPerIteration(loose) < dciBytesPerIteration(sync) / 50.0);
+    // The gradient-norm all-reduce for clipping stays in the datacenter: no 800 km round trip.
+    QVERIFY2(
+        loose.breakdown.overheadS < sync.breakdown.overheadS - 0.005,
+        qPrintable(
+            QString("%1 vs %2 s").arg(loose.breakdown.overheadS).arg(sync.breakdown.overheadS)));
     QVERIFY(loose.datacenterSync.outerExposedS > 0.0);
     QVERIFY(loose.datacenterSync.outerExposedS < loose.datacenterSync.outerStepS);
     // And pays in steps: 405B, M = 2, H = 100.

@@ -1,5 +1,7 @@
 #include "evaluation/iterationoverhead.h"
 
+#include "evaluation/loosesync.h"
+
 #include "compute/memorymodel.h"
 #include "network/collectives.h"
 #include "network/fabric.h"
@@ -121,10 +123,14 @@ IterationOverhead iterationOverhead(const Scenario& s, const Parallelism& par,
     }
     // Megatron's norm group: tensor x pipeline (x context x expert) ranks, and the data-parallel
     // ranks too when each holds a shard of the optimizer state.
+    // With DiLoCo each datacenter clips its own replicas' gradients: its share of the GPUs,
+    // and the data-parallel DCI is not crossed (evaluation/loosesync.h).
     const bool sharded = par.distributedOptimizer || par.zeroStage >= 1;
+    const int replicas = looseSyncReplicas(par, pl.dp);
     const std::int64_t modelParallel = std::int64_t{par.tp} * par.cp * par.pp;
-    const std::int64_t group = sharded ? gpus : modelParallel;
-    out.gradNormS = smallAllReduceS(group, gpusPerDomain, widestDciOneWayS(pl, sharded));
+    const std::int64_t group = sharded ? gpus / replicas : modelParallel;
+    out.gradNormS =
+        smallAllReduceS(group, gpusPerDomain, widestDciOneWayS(pl, sharded && replicas == 1));
     return out;
 }
 
