@@ -49,6 +49,7 @@ private slots:
     void failureStopsOnlyItsDatacenter();
     void outerStateNeedsMemory();
     void noEffectWhenDataParallelStaysInside();
+    void workspaceNamesTheSchemeInItsWarnings();
     void roundTripAndBadInput();
 };
 
@@ -243,6 +244,28 @@ void TestLooseSync::noEffectWhenDataParallelStaysInside()
     QCOMPARE(after.goodput.effectiveTimeToTrainS, before.goodput.effectiveTimeToTrainS);
     QVERIFY(core::dataParallelCrossesDatacenters(
         dataParallelAcrossTwoBuildings(core::DatacenterSync::DiLoCo)));
+}
+
+// The window evaluates every edit in one workspace: switching the scheme must not reuse the
+// placement analysed (and warned about) under the other one.
+void TestLooseSync::workspaceNamesTheSchemeInItsWarnings()
+{
+    const auto sharedDciWarning = [](const core::Evaluation& ev) {
+        for (const core::Warning& w : ev.warnings)
+            if (w.code == core::WarningCode::DciShared)
+                return core::warningText(w);
+        return std::string();
+    };
+    core::EvaluationWorkspace workspace;
+    const core::Catalog& catalog = core::builtinCatalog();
+    const core::Evaluation sync = core::evaluate(
+        dataParallelAcrossTwoBuildings(core::DatacenterSync::Synchronous), catalog, {}, &workspace);
+    QVERIFY2(sharedDciWarning(sync).find("DP all-reduce") != std::string::npos,
+             sharedDciWarning(sync).c_str());
+    const core::Evaluation loose = core::evaluate(
+        dataParallelAcrossTwoBuildings(core::DatacenterSync::DiLoCo), catalog, {}, &workspace);
+    QVERIFY2(sharedDciWarning(loose).find("DiLoCo outer all-reduce") != std::string::npos,
+             sharedDciWarning(loose).c_str());
 }
 
 void TestLooseSync::roundTripAndBadInput()

@@ -99,7 +99,8 @@ bool adjustSchedule(const Scenario& s, Parallelism& par, ScheduleKind& kind,
 // analyzePlacement reads of a scenario besides the topology and catalog (which the workspace's
 // topology model matches): the degrees that shape the groups (TP, CP, PP, EP; DP follows from
 // the placement, or from them and the topology), the placement, whether the schedule has the
-// interleaved wrap-around boundary, and whether warnings were asked for. Same inputs, same
+// interleaved wrap-around boundary, whether warnings were asked for and the datacenter sync
+// scheme (it names the data-parallel collective in them). Same inputs, same
 // analysis: the numbers do not depend on the cache.
 struct EvaluationWorkspace::PlacementCache
 {
@@ -112,6 +113,7 @@ struct EvaluationWorkspace::PlacementCache
         int ep = 0;
         bool interleaved = false;
         bool warnings = false;
+        DatacenterSync sync = DatacenterSync::Synchronous; // names the DP collective warned about
         Placement placement;
         PlacementAnalysis analysis;
 
@@ -120,7 +122,7 @@ struct EvaluationWorkspace::PlacementCache
             const Parallelism& par = s.parallelism;
             return tp == par.tp && cp == par.cp && pp == par.pp && ep == par.ep &&
                    interleaved == interleavedIn && warnings == warningsIn &&
-                   placement == s.placement;
+                   sync == par.datacenterSync.scheme && placement == s.placement;
         }
     };
     std::vector<Entry> entries;
@@ -182,6 +184,7 @@ const PlacementAnalysis& EvaluationWorkspace::placementFor(const Scenario& scena
     e.ep = par.ep;
     e.interleaved = interleaved;
     e.warnings = warnings;
+    e.sync = par.datacenterSync.scheme;
     e.placement = scenario.placement;
     e.analysis = analyzePlacement(scenario, catalog, m_model.get(), warnings);
     ++m_analyses;
