@@ -189,6 +189,9 @@ DataParallelCost dataParallelCost(const Scenario& s, const Parallelism& par,
         splitAtDatacenters(pl.dp, dpInner, dpAcross);
         splitAtDatacenters(pl.expertDp, edpInner, edpAcross);
     }
+    // Every step's whole-group collectives (all-reduce without sharding, ZeRO-3's gathers).
+    const GroupPath& dpStep = loose ? dpInner : pl.dp;
+    const GroupPath& edpStep = loose ? edpInner : pl.expertDp;
     const bool cut = instances > 1 || loose;
     const GroupPath& dpShard = cut ? dpInner : pl.dp;
     const GroupPath& edpShard = cut ? edpInner : pl.expertDp;
@@ -229,9 +232,8 @@ DataParallelCost dataParallelCost(const Scenario& s, const Parallelism& par,
         const double denseGrad = gradBytes * rp.dense;
         const double expertGrad = gradBytes * rp.expert;
         if (zero == 0) {
-            grad = run(hierarchicalAllReduce, denseGrad, loose ? dpInner : pl.dp, dpTally, 1.0) +
-                   run(hierarchicalAllReduce, expertGrad, loose ? edpInner : pl.expertDp, edpTally,
-                       1.0);
+            grad = run(hierarchicalAllReduce, denseGrad, dpStep, dpTally, 1.0) +
+                   run(hierarchicalAllReduce, expertGrad, edpStep, edpTally, 1.0);
         } else {
             grad = run(hierarchicalReduceScatter, denseGrad, dpShard, dpTally, 1.0) +
                    run(hierarchicalReduceScatter, expertGrad, edpShard, edpTally, 1.0);
@@ -341,8 +343,8 @@ DataParallelCost dataParallelCost(const Scenario& s, const Parallelism& par,
                 forwardWindow += parts[c].forwardPass;
                 backwardWindow += parts[c].backwardPass;
             }
-            const double z3 = run(hierarchicalAllGather, 2.0 * (rp.dense + rp.expert),
-                                  loose ? dpInner : pl.dp, dpTally, 2.0 * m);
+            const double z3 =
+                run(hierarchicalAllGather, 2.0 * (rp.dense + rp.expert), dpStep, dpTally, 2.0 * m);
             const double busy = m * (forwardWindow + backwardWindow);
             exposed += std::max(0.0, z3 - busy);
             hidden += std::min(z3, busy);

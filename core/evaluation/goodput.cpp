@@ -83,7 +83,8 @@ Goodput goodput(const Scenario& s, const Evaluation& ev, const ReliabilityAssump
     // Every datacenter writes (and on restart reads) the state its GPUs hold to its own storage,
     // in proportion to its GPUs; the slowest decides.
     g.checkpointBytes = modelParams(s.workload) * a.checkpointBytesPerParam;
-    const double dcBytes = g.checkpointBytes * largestDatacenterShare(s, gpus);
+    const double largestShare = largestDatacenterShare(s, gpus);
+    const double dcBytes = g.checkpointBytes * largestShare;
     g.checkpointWriteS = a.storageWriteGBps > 0.0 ? dcBytes / (a.storageWriteGBps * 1e9) : 0.0;
     const double readS = a.storageReadGBps > 0.0 ? dcBytes / (a.storageReadGBps * 1e9) : 0.0;
     // Asynchronous: training waits only for each GPU's copy of its shard to host memory.
@@ -93,8 +94,6 @@ Goodput goodput(const Scenario& s, const Evaluation& ev, const ReliabilityAssump
                                 : g.checkpointWriteS;
     g.restartS = a.relaunchS + a.communicatorInitS + readS;
 
-    // The user's interval, or Daly's optimum. A checkpoint is taken between iterations, and
-    // the next cannot start before the last one is on storage.
     // With DiLoCo each datacenter's replicas step on their own between outer steps, so an
     // interruption stops only its datacenter while the others go on (Douillard et al. 2023,
     // figure 8: training holds its loss when outer gradients of replicas are dropped): Daly's
@@ -102,8 +101,10 @@ Goodput goodput(const Scenario& s, const Evaluation& ev, const ReliabilityAssump
     // cost of the missing replica's few outer steps is not counted.
     const DatacenterSyncResult& sync = ev.datacenterSync;
     if (sync.scheme != DatacenterSync::Synchronous && sync.replicas > 1)
-        g.stalledShare = largestDatacenterShare(s, gpus);
+        g.stalledShare = largestShare;
     const double stallMtbfS = g.mtbfS < kInfinity ? g.mtbfS / g.stalledShare : kInfinity;
+    // The user's interval, or Daly's optimum. A checkpoint is taken between iterations, and
+    // the next cannot start before the last one is on storage.
     const double chosenS = s.workload.checkpointIntervalS > 0.0
                                ? s.workload.checkpointIntervalS
                                : dalyIntervalS(g.checkpointBlockingS, stallMtbfS);
