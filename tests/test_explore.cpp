@@ -962,6 +962,144 @@ private slots:
         QCOMPARE(back->gradReduceDtype, space.gradReduceDtype);
     }
 
+    // How the buildings stay in step, H and the checkpoint interval are dimensions: the base's
+    // unless asked, carried to the point's scenario, and pruned where they cannot matter (a
+    // loosely coupled scheme where DP crosses no building is synchronous training; H does
+    // nothing to synchronous training). DiLoCo across the buildings steps faster than
+    // synchronous DP across them and pays in extra steps, which only the effective time counts.
+    void runKnobsAreSearchedWhenAsked()
+    {
+        const Scenario base = loadPreset(presetPath("llama3-405b-two-buildings.json"));
+        const Catalog catalog = effectiveCatalog(base);
+        const SearchSpace defaults = defaultSearchSpace(base);
+        QCOMPARE(defaults.datacenterSync, std::vector<std::optional<DatacenterSync>>{std::nullopt});
+        QCOMPARE(defaults.innerSteps, std::vector<std::optional<int>>{std::nullopt});
+        QCOMPARE(defaults.checkpointIntervalS, std::vector<std::optional<double>>{std::nullopt});
+        SearchSpace space = pinnedSpace(base);
+        space.boundaries = {PlacementBoundary::Base, PlacementBoundary::Dp};
+        // Full recompute: room in HBM for DiLoCo's outer state and its optimizer sharded over
+        // one building's replicas only (without it no loosely coupled point fits).
+        space.recompute = {Recompute::Full};
+        space.datacenterSync = {DatacenterSync::Synchronous, DatacenterSync::DiLoCo,
+                                DatacenterSync::StreamingDiLoCo};
+        space.innerSteps = {30, 300};
+        space.checkpointIntervalS = {std::nullopt, 600.0};
+        SweepOptions options;
+        options.top = 1000;
+        const SweepResult r = runSweep(base, catalog, space, options);
+        QVERIFY(r.ok);
+        checkCountsAddUp(r.counts);
+        // 2 boundaries x 3 schemes x 2 H x 2 intervals = 24. PP across (DP local): synchronous
+        // with the first H only, 2 points, 10 redundant. DP across: synchronous with the first H
+        // (2 points, 2 redundant), both loose schemes with both H (8 points).
+        QCOMPARE(r.counts.spacePoints, std::uint64_t{24});
+        QCOMPARE(prunedBy(r, PruneReason::Redundant), std::uint64_t{12});
+        QCOMPARE(r.counts.feasible, std::uint64_t{12});
+        std::map<std::pair<int, int>, double>
+            stepS; // (scheme, H) over DP across, at base's interval
+        for (const SweepPoint& p : r.top) {
+            const Scenario sc = applyPoint(base, p.point, p.placement);
+            QVERIFY(p.point.datacenterSync.has_value());
+            QCOMPARE(sc.parallelism.datacenterSync.scheme, *p.point.datacenterSync);
+            QCOMPARE(sc.parallelism.datacenterSync.innerSteps, *p.point.innerSteps);
+            QCOMPARE(sc.workload.checkpointIntervalS,
+                     p.point.checkpointIntervalS.value_or(base.workload.checkpointIntervalS));
+            const Evaluation full = evaluate(sc, catalog);
+            QCOMPARE(full.iterationTimeS, p.evaluation.iterationTimeS);
+            QCOMPARE(full.goodput.effectiveTimeToTrainS,
+                     p.evaluation.goodput.effectiveTimeToTrainS);
+            // What the point asks for is what runs: a loose scheme only where DP crosses.
+            QCOMPARE(p.evaluation.datacenterSync.scheme, *p.point.datacenterSync);
+            const bool dpAcross = p.point.boundary == PlacementBoundary::Dp;
+            QVERIFY(dpAcross || *p.point.datacenterSync == DatacenterSync::Synchronous);
+            if (*p.point.datacenterSync == DatacenterSync::Synchronous)
+                QCOMPARE(*p.point.innerSteps, 30);
+            if (p.point.checkpointIntervalS) {
+                QVERIFY(p.evaluation.goodput.checkpointIntervalS >= 600.0);
+                QVERIFY(describeSweepPoint(p).find("checkpoint 10 min") != std::string::npos);
+            } else if (dpAcross) {
+                stepS[{static_cast<int>(*p.point.datacenterSync), *p.point.innerSteps}] =
+                    p.evaluation.iterationTimeS;
+                // Synchronous training needs no extra steps; H 300 does (Charles et al. 2025).
+                if (*p.point.datacenterSync == DatacenterSync::Synchronous)
+                    QCOMPARE(p.evaluation.goodput.convergenceS, 0.0);
+                else if (*p.point.innerSteps == 300)
+                    QVERIFY(p.evaluation.goodput.convergenceS > 0.0);
+            }
+            if (*p.point.datacenterSync == DatacenterSync::DiLoCo)
+                QVERIFY2(
+                    describeSweepPoint(p).find("diloco H " + std::to_string(*p.point.innerSteps)) !=
+                        std::string::npos,
+                    describeSweepPoint(p).c_str());
+        }
+        QCOMPARE(stepS.size(), std::size_t{5});
+        const double sync = stepS.at({static_cast<int>(DatacenterSync::Synchronous), 30});
+        const double diloco30 = stepS.at({static_cast<int>(DatacenterSync::DiLoCo), 30});
+        const double diloco300 = stepS.at({static_cast<int>(DatacenterSync::DiLoCo), 300});
+        qInfo("step over DP across: synchronous %.3f s, DiLoCo H 30 %.3f s, H 300 %.3f s", sync,
+              diloco30, diloco300);
+        QVERIFY(diloco300 <= diloco30);
+        QVERIFY(diloco30 < sync);
+        // The saved space says what was searched, and reads back.
+        const std::string saved = searchSpaceToJson(space).dump();
+        for (const char* part :
+             {R"("datacenter_sync":["synchronous","diloco","streaming-diloco"])",
+              R"("inner_steps":[30,300])", R"("checkpoint_interval_s":["base",600.0])"})
+            QVERIFY2(saved.find(part) != std::string::npos, saved.c_str());
+        DiagnosticSink sink("space.json");
+        const std::optional<SearchSpace> back = parseSearchSpace(saved, base, sink);
+        QVERIFY(back);
+        QCOMPARE(back->datacenterSync, space.datacenterSync);
+        QCOMPARE(back->innerSteps, space.innerSteps);
+        QCOMPARE(back->checkpointIntervalS, space.checkpointIntervalS);
+        // "daly" is 0, Daly's optimum.
+        DiagnosticSink daly("space.json");
+        const auto withDaly =
+            parseSearchSpace(R"({"checkpoint_interval_s": ["daly", 3600]})", base, daly);
+        QVERIFY(withDaly);
+        QCOMPARE(withDaly->checkpointIntervalS, (std::vector<std::optional<double>>{0.0, 3600.0}));
+    }
+
+    void runKnobsRefuseBadValues_data()
+    {
+        QTest::addColumn<QString>("text");
+        QTest::addColumn<QString>("pointer");
+        QTest::addColumn<QString>("expected");
+        QTest::newRow("scheme") << R"({"datacenter_sync": ["diloco", "async"]})"
+                                << "/datacenter_sync/1"
+                                << "expected one of synchronous, diloco, streaming-diloco, base";
+        QTest::newRow("H zero") << R"({"inner_steps": [0]})"
+                                << "/inner_steps/0"
+                                << "expected an integer in 1..100000 or base";
+        QTest::newRow("H text") << R"({"inner_steps": ["often"]})"
+                                << "/inner_steps/0"
+                                << "expected an integer in 1..100000 or base";
+        QTest::newRow("interval negative") << R"({"checkpoint_interval_s": [1800, -5]})"
+                                           << "/checkpoint_interval_s/1"
+                                           << "expected a positive number of seconds, daly or base";
+        QTest::newRow("interval zero") << R"({"checkpoint_interval_s": [0]})"
+                                       << "/checkpoint_interval_s/0"
+                                       << "expected a positive number of seconds, daly or base";
+        QTest::newRow("not a list") << R"({"inner_steps": 100})"
+                                    << "/inner_steps"
+                                    << "expected a non-empty array";
+    }
+
+    void runKnobsRefuseBadValues()
+    {
+        QFETCH(QString, text);
+        QFETCH(QString, pointer);
+        QFETCH(QString, expected);
+        const Scenario base = loadPreset(presetPath("llama3-405b-two-buildings.json"));
+        DiagnosticSink sink("space.json");
+        QVERIFY(!parseSearchSpace(text.toStdString(), base, sink));
+        const std::vector<Diagnostic> errors = sink.takeErrors();
+        QVERIFY(!errors.empty());
+        QCOMPARE(QString::fromStdString(errors.front().pointer), pointer);
+        QVERIFY2(QString::fromStdString(errors.front().message).startsWith(expected),
+                 errors.front().message.c_str());
+    }
+
     void ranksByEffectiveTimeToTrain()
     {
         // The list by time to train with failures holds every ranked point (top 1000 > all),

@@ -63,7 +63,10 @@ void setSpace(app::ExplorePanel* panel, const QList<QPair<QString, QString>>& va
                            "rank_order",
                            "dci_transport",
                            "wavelengths",
-                           "fabric"};
+                           "fabric",
+                           "datacenter_sync",
+                           "inner_steps",
+                           "checkpoint_interval_s"};
     for (const QString& key : keys) {
         QCheckBox* check = panel->dimensionCheck(key);
         QVERIFY2(check, qPrintable(key));
@@ -154,6 +157,46 @@ private slots:
         panel->valuesEdit("tp")->setText(QStringLiteral("4, , 8"));
         QVERIFY(!panel->run());
         QVERIFY2(panel->message().contains(QStringLiteral("value 2 is empty")),
+                 qPrintable(panel->message()));
+    }
+
+    // The run's knobs are rows of the editor: unchecked they keep the scenario's ("base"),
+    // checked they read numbers with decimals and names, and a bad value is named in the
+    // user's words.
+    void runKnobsAreEditable()
+    {
+        app::MainWindow window(std::make_unique<app::SilentPrompts>());
+        QVERIFY(window.newDocument());
+        waitForEvaluation(window);
+        app::ExplorePanel* panel = window.explorePanel();
+        for (const char* key : {"datacenter_sync", "inner_steps", "checkpoint_interval_s"}) {
+            QVERIFY2(panel->dimensionCheck(key), key);
+            QVERIFY2(!panel->dimensionCheck(key)->isChecked(), key);
+            QCOMPARE(panel->valuesEdit(key)->text(), QStringLiteral("base"));
+        }
+        setSpace(panel, {{"datacenter_sync", "synchronous, diloco"},
+                         {"inner_steps", "30, 300"},
+                         {"checkpoint_interval_s", "daly, 1800.5"}});
+        const std::optional<core::SearchSpace> space = panel->space();
+        QVERIFY(space);
+        QCOMPARE(space->datacenterSync,
+                 (std::vector<std::optional<core::DatacenterSync>>{
+                     core::DatacenterSync::Synchronous, core::DatacenterSync::DiLoCo}));
+        QCOMPARE(space->innerSteps, (std::vector<std::optional<int>>{30, 300}));
+        QCOMPARE(space->checkpointIntervalS, (std::vector<std::optional<double>>{0.0, 1800.5}));
+        // Shown back as typed.
+        panel->setSpace(*space);
+        QCOMPARE(panel->valuesEdit("checkpoint_interval_s")->text(),
+                 QStringLiteral("daly, 1800.5"));
+        QVERIFY(panel->dimensionCheck("inner_steps")->isChecked());
+        panel->valuesEdit("checkpoint_interval_s")->setText(QStringLiteral("600, -1"));
+        QVERIFY(!panel->run());
+        QVERIFY2(panel->message().contains(QStringLiteral("Checkpoint interval, value 2")),
+                 qPrintable(panel->message()));
+        panel->valuesEdit("checkpoint_interval_s")->setText(QStringLiteral("600"));
+        panel->valuesEdit("datacenter_sync")->setText(QStringLiteral("diloco, async"));
+        QVERIFY(!panel->run());
+        QVERIFY2(panel->message().contains(QStringLiteral("Datacenter sync, value 2")),
                  qPrintable(panel->message()));
     }
 

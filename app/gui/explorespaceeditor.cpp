@@ -38,7 +38,7 @@ struct DimensionInfo
     const char* hint;
 };
 
-const std::array<DimensionInfo, 21> kDimensionInfo{{
+const std::array<DimensionInfo, 24> kDimensionInfo{{
     {core::spacekeys::kTp, "TP", "Tensor-parallel degrees, e.g. 1, 2, 4, 8"},
     {core::spacekeys::kCp, "CP", "Context-parallel degrees"},
     {core::spacekeys::kPp, "PP", "Pipeline stages"},
@@ -70,6 +70,13 @@ const std::array<DimensionInfo, 21> kDimensionInfo{{
      "Per GPU flow on every DCI link, 1-64, or base (each its own)"},
     {core::spacekeys::kFabric, "Fabric",
      "clos, rail-optimized, rail-only, or base; one per datacenter with '/': clos/rail-only"},
+    {core::spacekeys::kDatacenterSync, "Datacenter sync",
+     "synchronous, diloco, streaming-diloco (where DP crosses a datacenter; rank by effective "
+     "time to train, which counts the extra steps)"},
+    {core::spacekeys::kInnerSteps, "Inner steps (H)",
+     "Steps between two outer synchronisations of DiLoCo, e.g. 30, 100, 300"},
+    {core::spacekeys::kCheckpointIntervalS, "Checkpoint interval",
+     "Seconds of training between checkpoints, or daly (Daly's optimum)"},
 }};
 
 QString dimensionLabel(const std::string& key)
@@ -116,13 +123,29 @@ QString listText(const nlohmann::ordered_json& array)
     return parts.join(QStringLiteral(", "));
 }
 
-// One token the user typed as JSON: an integer, on/off (true/false, yes/no), else a name.
+// A number the user typed ("12.5", "1e6"), or nullopt.
+std::optional<double> parseNumber(const QString& text)
+{
+    bool ok = false;
+    const double v = QLocale::c().toDouble(text.trimmed(), &ok);
+    if (!ok)
+        return std::nullopt;
+    return v;
+}
+
+// One token the user typed as JSON: an integer, a decimal number ("1800.5", "3.6e3"), on/off
+// (true/false, yes/no), else a name.
 Json tokenJson(const QString& token)
 {
     static const QRegularExpression integer(QStringLiteral("^[+-]?\\d{1,9}$"));
+    static const QRegularExpression decimal(
+        QStringLiteral("^[+-]?(\\d+\\.?\\d*|\\.\\d+)(e[+-]?\\d+)?$"));
     const QString t = token.trimmed().toLower();
     if (integer.match(t).hasMatch())
         return t.toInt();
+    if (decimal.match(t).hasMatch())
+        if (const std::optional<double> v = parseNumber(t); v && std::isfinite(*v))
+            return *v;
     if (t == QLatin1String("on") || t == QLatin1String("true") || t == QLatin1String("yes"))
         return true;
     if (t == QLatin1String("off") || t == QLatin1String("false") || t == QLatin1String("no"))
@@ -198,17 +221,9 @@ QString baseValueText(const std::string& key, const core::Scenario& s)
             std::copy(s.placement.rankOrder.begin(), s.placement.rankOrder.end(), order.begin());
         return QString::fromStdString(core::rankOrderToString(order));
     }
-    return QStringLiteral("base"); // boundary, DCI transport, wavelengths, fabric
-}
-
-// A number the user typed ("12.5", "1e6"), or nullopt.
-std::optional<double> parseNumber(const QString& text)
-{
-    bool ok = false;
-    const double v = QLocale::c().toDouble(text.trimmed(), &ok);
-    if (!ok)
-        return std::nullopt;
-    return v;
+    // Boundary, DCI transport, wavelengths, fabric, datacenter sync, inner steps, checkpoint
+    // interval.
+    return QStringLiteral("base");
 }
 
 // "/tp/2" -> "TP, value 3: ..."; "/global_batch/max" -> "Global batch, max: ...".

@@ -37,6 +37,10 @@ struct DesignPoint
     int zeroStage = 0;
     bool distributedOptimizer = false;
     GradReduceDtype gradReduceDtype = GradReduceDtype::Fp32;
+    // The run: nullopt keeps the base's.
+    std::optional<DatacenterSync> datacenterSync;
+    std::optional<int> innerSteps;
+    std::optional<double> checkpointIntervalS; // 0: Daly's optimum
     // Not a dimension: the global batch the search gave the point (SearchSpace::globalBatch)
     // when it differs from the base's; 0: the base's.
     int globalBatch = 0;

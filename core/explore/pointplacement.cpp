@@ -154,6 +154,7 @@ PointPlacement makePointPlacement(const Scenario& base, const Catalog& catalog,
         for (std::size_t i = 1; i < shard.stageDatacenters.size(); ++i)
             if (shard.stageDatacenters[i] != shard.stageDatacenters[i - 1])
                 out.pipelineCrossesDatacenter = true;
+    out.dataParallelCrossesDatacenters = dataParallelCrossesDatacenters(edited);
     return out;
 }
 

@@ -43,6 +43,7 @@ struct PointPlacement
     bool redundant = false;
     std::int64_t dataParallel = 0;
     bool pipelineCrossesDatacenter = false;
+    bool dataParallelCrossesDatacenters = false; // model/scenario.h
 };
 
 // The placement of `point`'s placement dimensions (its other knobs are ignored):

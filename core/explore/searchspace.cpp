@@ -184,7 +184,7 @@ SearchSpace defaultSearchSpace(const Scenario& base)
 
 std::uint64_t spacePoints(const SearchSpace& s)
 {
-    const std::array<std::size_t, 21> sizes{s.dciTransports.size(),
+    const std::array<std::size_t, 24> sizes{s.dciTransports.size(),
                                             s.wavelengths.size(),
                                             s.fabrics.size(),
                                             s.ncclChannels.size(),
@@ -204,7 +204,10 @@ std::uint64_t spacePoints(const SearchSpace& s)
                                             s.recompute.size(),
                                             s.zeroStage.size(),
                                             s.distributedOptimizer.size(),
-                                            s.gradReduceDtype.size()};
+                                            s.gradReduceDtype.size(),
+                                            s.datacenterSync.size(),
+                                            s.innerSteps.size(),
+                                            s.checkpointIntervalS.size()};
     return cappedProduct(sizes, kMaxSpacePoints);
 }
 

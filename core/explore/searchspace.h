@@ -143,6 +143,15 @@ struct SearchSpace
     std::vector<int> zeroStage;
     std::vector<bool> distributedOptimizer;
     std::vector<GradReduceDtype> gradReduceDtype;
+    // The run: how the datacenters stay in step where DP crosses them (Parallelism::
+    // datacenterSync: the scheme and H; the base's other options kept) and the seconds of
+    // training between checkpoints (Workload::checkpointIntervalS, 0: Daly's optimum); nullopt
+    // keeps the base's. {nullopt} unless a space asks, also for hand-made spaces: a loosely
+    // coupled point's iteration time leaves out the extra steps it needs, which only the
+    // effective time to train counts (docs/explore.md).
+    std::vector<std::optional<DatacenterSync>> datacenterSync{std::nullopt};
+    std::vector<std::optional<int>> innerSteps{std::nullopt};
+    std::vector<std::optional<double>> checkpointIntervalS{std::nullopt};
     // Constraints beyond HBM fit (always on).
     std::optional<double> networkCapexBudgetUsd;
     std::optional<double> networkPowerBudgetW;

@@ -25,7 +25,10 @@ SpaceOdometer::SpaceOdometer(const SearchSpace& space)
                space.recompute.size(),
                space.zeroStage.size(),
                space.distributedOptimizer.size(),
-               space.gradReduceDtype.size()};
+               space.gradReduceDtype.size(),
+               space.datacenterSync.size(),
+               space.innerSteps.size(),
+               space.checkpointIntervalS.size()};
     m_size = spacePoints(space);
     if (m_size > kMaxSpacePoints)
         m_size = 0; // refused by the reader; an empty odometer otherwise
@@ -76,6 +79,9 @@ DesignPoint SpaceOdometer::at(std::uint64_t index) const
     p.zeroStage = s.zeroStage[digit[18]];
     p.distributedOptimizer = s.distributedOptimizer[digit[19]];
     p.gradReduceDtype = s.gradReduceDtype[digit[20]];
+    p.datacenterSync = s.datacenterSync[digit[21]];
+    p.innerSteps = s.innerSteps[digit[22]];
+    p.checkpointIntervalS = s.checkpointIntervalS[digit[23]];
     return p;
 }
 

@@ -1,7 +1,7 @@
 // Lazy enumeration of a SearchSpace: an odometer over its dimensions. The topology variant
 // (DCI transport, wavelengths, fabric, NCCL channels) turns slowest, so that a thread evaluates
 // long runs of points on one topology; then the placement (tp, cp, pp, ep, boundary, stage split,
-// rank order, dp), made once per value; the distributed optimizer turns fastest. A point is decoded
+// rank order, dp), made once per value; the checkpoint interval turns fastest. A point is decoded
 // from its index, so any range of indices can be visited without ever holding a vector of
 // every point.
 #pragma once
@@ -17,7 +17,7 @@ namespace archipelago::core {
 class SpaceOdometer
 {
 public:
-    static constexpr int kDimensions = 21;
+    static constexpr int kDimensions = 24;
     static constexpr int kTopologyDimensions = 4;  // the first four
     static constexpr int kPlacementDimensions = 8; // the next eight
 

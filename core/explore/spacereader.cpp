@@ -3,9 +3,11 @@
 #include "io/jsondocument.h"
 #include "io/objectreader.h"
 #include "io/textfile.h"
+#include "model/scenariolimits.h"
 #include "model/scheduletraits.h"
 
 #include <algorithm>
+#include <cmath>
 
 namespace archipelago::core {
 
@@ -203,6 +205,33 @@ bool elementChoiceIn(const Json& v, const std::string& ptr, DiagnosticSink& sink
         return false;
     out = ElementChoice<T>(std::move(values));
     return true;
+}
+
+bool isBaseWord(const Json& v)
+{
+    return v.is_string() && v.get<std::string>() == spacekeys::kBase;
+}
+
+// A checkpoint interval: seconds of training between two checkpoints, "daly" (0, Daly's
+// optimum, as the scenario's 0) or "base" (nullopt: the base's).
+bool checkpointIntervalIn(const Json& v, const std::string& ptr, DiagnosticSink& sink,
+                          std::optional<double>& out)
+{
+    if (isBaseWord(v)) {
+        out = std::nullopt;
+        return true;
+    }
+    if (v.is_string() && v.get<std::string>() == spacekeys::kDaly) {
+        out = 0.0;
+        return true;
+    }
+    if (v.is_number() && std::isfinite(v.get<double>()) && v.get<double>() > 0.0 &&
+        v.get<double>() <= limits::kHuge) {
+        out = v.get<double>();
+        return true;
+    }
+    sink.error(ptr, "expected a positive number of seconds, daly or base, got " + describeJson(v));
+    return false;
 }
 
 // A stage split: one offset for every boundary, or an array of one per boundary (datacenters -
@@ -442,6 +471,28 @@ std::optional<SearchSpace> parseSearchSpace(std::string_view text, const Scenari
         readList(r, spacekeys::kGradReduceDtype, s.gradReduceDtype,
                  [&](const Json& v, const std::string& p, GradReduceDtype& out) {
                      return enumIn(v, p, sink, out, &gradReduceDtypeFromString, "fp32, bf16");
+                 });
+        readList(r, spacekeys::kDatacenterSync, s.datacenterSync,
+                 [&](const Json& v, const std::string& p, std::optional<DatacenterSync>& out) {
+                     return enumOrBase(v, p, sink, out, &datacenterSyncFromString,
+                                       "synchronous, diloco, streaming-diloco");
+                 });
+        readList(r, spacekeys::kInnerSteps, s.innerSteps,
+                 [&](const Json& v, const std::string& p, std::optional<int>& out) {
+                     if (isBaseWord(v)) {
+                         out = std::nullopt;
+                         return true;
+                     }
+                     int h = 0;
+                     if (!intIn(v, p, sink, h, limits::kInnerSteps.min, limits::kInnerSteps.max,
+                                "an integer in 1..100000 or base"))
+                         return false;
+                     out = h;
+                     return true;
+                 });
+        readList(r, spacekeys::kCheckpointIntervalS, s.checkpointIntervalS,
+                 [&](const Json& v, const std::string& p, std::optional<double>& out) {
+                     return checkpointIntervalIn(v, p, sink, out);
                  });
         double budget = 0.0;
         if (r.number(spacekeys::kCapexBudget, budget, Need::Optional, limits::kPositiveNumber))

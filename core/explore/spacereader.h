@@ -35,6 +35,9 @@ inline constexpr const char* kRecompute = "recompute";
 inline constexpr const char* kZeroStage = "zero_stage";
 inline constexpr const char* kDistributedOptimizer = "distributed_optimizer";
 inline constexpr const char* kGradReduceDtype = "grad_reduce_dtype";
+inline constexpr const char* kDatacenterSync = "datacenter_sync";
+inline constexpr const char* kInnerSteps = "inner_steps";
+inline constexpr const char* kCheckpointIntervalS = "checkpoint_interval_s";
 inline constexpr const char* kCapexBudget = "network_capex_budget_usd";
 inline constexpr const char* kPowerBudget = "network_power_budget_w";
 inline constexpr const char* kDciCapacityMin = "dci_capacity_gbps_min";
@@ -44,6 +47,7 @@ inline constexpr const char* kGlobalBatch = "global_batch";
 inline constexpr const char* kMin = "min";
 inline constexpr const char* kMax = "max";
 inline constexpr const char* kBase = "base"; // a value: each link or datacenter keeps its own
+inline constexpr const char* kDaly = "daly"; // a checkpoint interval: Daly's optimum (0)
 } // namespace spacekeys
 
 // The space `text` describes, its absent keys taken from defaultSearchSpace(base); nullopt

@@ -52,6 +52,11 @@ void applyKnobs(Scenario& sc, const Scenario& base, const DesignPoint& p,
     par.zeroStage = p.zeroStage;
     par.distributedOptimizer = p.distributedOptimizer;
     par.gradReduceDtype = p.gradReduceDtype;
+    const DatacenterSyncOptions& sync = base.parallelism.datacenterSync;
+    par.datacenterSync.scheme = p.datacenterSync.value_or(sync.scheme);
+    par.datacenterSync.innerSteps = p.innerSteps.value_or(sync.innerSteps);
+    sc.workload.checkpointIntervalS =
+        p.checkpointIntervalS.value_or(base.workload.checkpointIntervalS);
     // Sequence parallelism splits along TP: off without TP (Megatron-LM arguments.py).
     par.sequenceParallel = p.sequenceParallel && p.tp > 1;
     sc.schedule.kind = p.schedule;
@@ -214,6 +219,18 @@ public:
                       false) != space.distributedOptimizer.end();
         m_spaceHasZeroOne =
             std::find(space.zeroStage.begin(), space.zeroStage.end(), 1) != space.zeroStage.end();
+        m_baseSync = base.parallelism.datacenterSync;
+        std::vector<DatacenterSync> schemes;
+        for (const std::optional<DatacenterSync>& s : space.datacenterSync)
+            schemes.push_back(s.value_or(m_baseSync.scheme));
+        if (!schemes.empty())
+            m_localScheme = std::find(schemes.begin(), schemes.end(),
+                                      DatacenterSync::Synchronous) != schemes.end()
+                                ? DatacenterSync::Synchronous
+                                : schemes.front();
+        m_firstInnerSteps = space.innerSteps.empty()
+                                ? m_baseSync.innerSteps
+                                : space.innerSteps.front().value_or(m_baseSync.innerSteps);
         m_batchFixed = batchIsFixed(space, base.workload.globalBatch);
         for (const Datacenter& dc : base.topology.datacenters)
             if (const AcceleratorSpec* acc = catalog.accelerator(dc.accelerator))
@@ -325,6 +342,16 @@ public:
         if (p.extraInFlightAtDci > 0 &&
             (!traits.extraInFlightApplies || !shape.pipelineCrossesDatacenter))
             return prune(PruneReason::Redundant);
+        // Where DP crosses no datacenter every scheme is synchronous training (evaluation/
+        // loosesync.h): one stands for them all, synchronous when the space has it. H changes
+        // nothing when the datacenters step together: the first H stands for them all.
+        const bool local = shape.placement && !shape.dataParallelCrossesDatacenters;
+        const DatacenterSync scheme = p.datacenterSync.value_or(m_baseSync.scheme);
+        if (local && scheme != m_localScheme)
+            return prune(PruneReason::Redundant);
+        if ((local || scheme == DatacenterSync::Synchronous) &&
+            p.innerSteps.value_or(m_baseSync.innerSteps) != m_firstInnerSteps)
+            return prune(PruneReason::Redundant);
         if (variant.redundant || (shape.placement && shape.redundant))
             return prune(PruneReason::Redundant);
         if (!shape.placement)
@@ -416,6 +443,11 @@ private:
     bool m_spaceHasNoSequenceParallel = false;
     bool m_spaceHasPlainOptimizer = false; // `false` among distributed_optimizer's values
     bool m_spaceHasZeroOne = false;        // 1 among zero_stage's values
+    // The datacenter sync scheme that stands for all where DP crosses no datacenter, and the H
+    // that stands for all where the datacenters step together.
+    DatacenterSyncOptions m_baseSync;
+    DatacenterSync m_localScheme = DatacenterSync::Synchronous;
+    int m_firstInnerSteps = 0;
     bool m_batchFixed = true;
     double m_hbmGibMax = 0.0;
 };

@@ -5,6 +5,7 @@
 #include "io/evaluationjson.h"
 #include "model/scheduletraits.h"
 
+#include <cstdio>
 #include <limits>
 
 namespace archipelago::core {
@@ -121,6 +122,22 @@ nlohmann::json pointsToJson(const std::vector<SweepPoint>& points, const SweepPo
     return a;
 }
 
+// A checkpoint interval as the space writes it: seconds, "daly" (0) or "base" (nullopt).
+nlohmann::json checkpointIntervalJson(const std::optional<double>& seconds)
+{
+    if (!seconds)
+        return spacekeys::kBase;
+    return *seconds > 0.0 ? nlohmann::json(*seconds) : nlohmann::json(spacekeys::kDaly);
+}
+
+// Minutes, to three significant figures ("30 min", "7.5 min").
+std::string minutesText(double seconds)
+{
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%.3g min", seconds / 60.0);
+    return buf;
+}
+
 } // namespace
 
 nlohmann::json designPointToJson(const DesignPoint& p)
@@ -149,7 +166,10 @@ nlohmann::json designPointToJson(const DesignPoint& p)
         {kRecompute, toString(p.recompute)},
         {kZeroStage, p.zeroStage},
         {kDistributedOptimizer, p.distributedOptimizer},
-        {kGradReduceDtype, toString(p.gradReduceDtype)}};
+        {kGradReduceDtype, toString(p.gradReduceDtype)},
+        {kDatacenterSync, p.datacenterSync ? nlohmann::json(toString(*p.datacenterSync)) : kBase},
+        {kInnerSteps, p.innerSteps ? nlohmann::json(*p.innerSteps) : kBase},
+        {kCheckpointIntervalS, checkpointIntervalJson(p.checkpointIntervalS)}};
     if (p.globalBatch > 0)
         j[kGlobalBatch] = p.globalBatch;
     if (p.index != std::numeric_limits<std::uint64_t>::max())
@@ -189,6 +209,15 @@ std::string describeSweepPoint(const SweepPoint& p)
             (d.gradReduceDtype == GradReduceDtype::Bf16 ? " grads bf16" : "");
     if (d.globalBatch > 0)
         text += " batch " + std::to_string(d.globalBatch);
+    // The run's knobs only when the point sets them: "diloco H 100", "H 30" (the base's
+    // scheme), "checkpoint 30 min", "checkpoint daly".
+    if (d.datacenterSync)
+        text += std::string(" ") + toString(*d.datacenterSync);
+    if (d.innerSteps && d.datacenterSync != DatacenterSync::Synchronous)
+        text += " H " + std::to_string(*d.innerSteps);
+    if (d.checkpointIntervalS)
+        text += " checkpoint " +
+                (*d.checkpointIntervalS > 0.0 ? minutesText(*d.checkpointIntervalS) : "daly");
     // One value for every link ("dci lossy-ip", "32 wavelengths"), or one per link
     // ("dci base/lossy-ip", "wavelengths 32/base").
     if (!d.dciTransport.isBase())

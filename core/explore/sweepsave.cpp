@@ -198,6 +198,17 @@ nlohmann::ordered_json searchSpaceToJson(const SearchSpace& s)
     j[kDistributedOptimizer] = listJson(s.distributedOptimizer, flag);
     j[kGradReduceDtype] =
         listJson(s.gradReduceDtype, [](GradReduceDtype d) { return OJson(toString(d)); });
+    j[kDatacenterSync] = listJson(s.datacenterSync, [](const std::optional<DatacenterSync>& d) {
+        return d ? OJson(toString(*d)) : OJson(kBase);
+    });
+    j[kInnerSteps] = listJson(
+        s.innerSteps, [](const std::optional<int>& h) { return h ? OJson(*h) : OJson(kBase); });
+    j[kCheckpointIntervalS] =
+        listJson(s.checkpointIntervalS, [](const std::optional<double>& seconds) {
+            if (!seconds)
+                return OJson(kBase);
+            return *seconds > 0.0 ? OJson(*seconds) : OJson(kDaly);
+        });
     if (s.networkCapexBudgetUsd)
         j[kCapexBudget] = *s.networkCapexBudgetUsd;
     if (s.networkPowerBudgetW)
