@@ -7,6 +7,7 @@
 #include "cli.h"
 
 #include "evaluation/costmodel.h"
+#include "explore/lowerbound.h"
 #include "explore/memoryestimate.h"
 #include "explore/paretofront.h"
 #include "explore/spaceodometer.h"
@@ -1008,6 +1009,9 @@ private slots:
             QCOMPARE(full.iterationTimeS, p.evaluation.iterationTimeS);
             QCOMPARE(full.goodput.effectiveTimeToTrainS,
                      p.evaluation.goodput.effectiveTimeToTrainS);
+            // The bounds the search prunes on hold for the loosely coupled schemes too.
+            QVERIFY(iterationTimeLowerBoundS(sc, catalog) <= full.iterationTimeS);
+            QVERIFY(memoryLowerBoundGib(sc, p.dataParallel) <= full.memoryPeakGib);
             // What the point asks for is what runs: a loose scheme only where DP crosses.
             QCOMPARE(p.evaluation.datacenterSync.scheme, *p.point.datacenterSync);
             const bool dpAcross = p.point.boundary == PlacementBoundary::Dp;
