@@ -2,6 +2,7 @@
 // leave as one intent whose candidate passes the loader's checks; invalid ones are refused inline
 // with the loader's reason in words and emit nothing; a multi-selection shows "mixed" and is
 // edited as a whole. The editor never changes a document: the tests only listen.
+#include "format.h"
 #include "model/placementpresets.h"
 #include "propertyeditor.h"
 #include "propertyeditordatacenter.h"
@@ -12,6 +13,7 @@
 
 #include "evaluation/costmodel.h"
 #include "io/scenarioio.h"
+#include "model/dcilink.h"
 
 #include <QComboBox>
 #include <QFormLayout>
@@ -90,6 +92,7 @@ private slots:
     void multiSelectShowsMixedAndEditsAll();
     void linkDistanceEmitsLinks();
     void linkNcclSettingsEmitLinks();
+    void linkLatencyIsTheModels();
     void podEditAcrossDatacentersAdaptsPlacement();
     void podEditThatBreaksTheBatchLetsTheBatchFollow();
     void warningsShowButDoNotBlock();
@@ -264,6 +267,20 @@ void TestPropertyEditor::linkDistanceEmitsLinks()
     // Out of range for the loader is out of range for the spin box.
     distance->setValue(1e9);
     QCOMPARE(distance->value(), 20'000.0);
+}
+
+void TestPropertyEditor::linkLatencyIsTheModels()
+{
+    // The derived one-way latency the page shows is the one the evaluation uses (light in G.652
+    // fibre, 4.90 us/km), not a rounder 5 us/km: at 800 km they differ by 80 us.
+    m_scenario.topology.links[0].distanceKm = 800.0;
+    m_editor->setScenario(m_scenario);
+    m_editor->setSelection(Kind::Link, {0});
+    const core::DciLink& link = m_scenario.topology.links[0];
+    QCOMPARE(m_editor->linkEditor()->latencyLabel()->text(),
+             views::formatSeconds(core::dciOneWayLatencyS(link)));
+    QVERIFY(m_editor->linkEditor()->latencyLabel()->text() !=
+            views::formatSeconds(800.0 * 5e-6 + link.equipmentLatencyS));
 }
 
 void TestPropertyEditor::linkNcclSettingsEmitLinks()

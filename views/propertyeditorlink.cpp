@@ -2,6 +2,7 @@
 
 #include "evaluation/costmodel.h"
 #include "format.h"
+#include "model/dcilink.h"
 
 #include <QFormLayout>
 #include <QLabel>
@@ -18,8 +19,6 @@ QString qs(const std::string& s)
     return QString::fromStdString(s);
 }
 
-constexpr double kFibreSPerKm = 5e-6; // light in fibre, ~2/3 c (ARCHITECTURE.md section 2)
-
 } // namespace
 
 LinkEditor::LinkEditor(EditSink* sink, QWidget* parent)
@@ -28,7 +27,8 @@ LinkEditor::LinkEditor(EditSink* sink, QWidget* parent)
     QFormLayout* path = addSection(tr("Path"));
     m_endpoints = addNote(path, tr("Joins"), tr("The two datacenters of the link."));
     addDouble(path, m_distance, tr("Distance (km)"),
-              tr("Fibre path length in km, 0–20,000; adds 5 µs/km of latency each way."),
+              tr("Fibre path length in km, 0–20,000; adds 4.9 µs/km of latency each way (light "
+                 "in G.652 fibre, group index 1.468)."),
               QStringLiteral("distance_km"), 0.0, 20'000.0, 1, 1.0,
               [](core::DciLink& l) -> double& { return l.distanceKm; });
     DoubleField* equipment = nullptr;
@@ -38,7 +38,7 @@ LinkEditor::LinkEditor(EditSink* sink, QWidget* parent)
               [](core::DciLink& l) -> double& { return l.equipmentLatencyS; });
     m_equipmentLatency = equipment;
     m_latency =
-        addNote(path, tr("One-way latency"), tr("Derived: 5 µs/km × distance + equipment."));
+        addNote(path, tr("One-way latency"), tr("Derived: 4.9 µs/km × distance + equipment."));
 
     QFormLayout* capacity = addSection(tr("Capacity"));
     m_wavelengths = new IntField(1, 4'096);
@@ -250,8 +250,7 @@ void LinkEditor::loadValues()
     const auto capacity =
         commonValue(links, [](auto* l) { return l->wavelengths * l->gbpsPerWavelength; });
     m_capacity->setText(capacity ? formatGbps(*capacity) : mixedText());
-    const auto latency = commonValue(
-        links, [](auto* l) { return l->distanceKm * kFibreSPerKm + l->equipmentLatencyS; });
+    const auto latency = commonValue(links, [](auto* l) { return core::dciOneWayLatencyS(*l); });
     m_latency->setText(latency ? formatSeconds(*latency) : mixedText());
 }
 

@@ -22,6 +22,7 @@ public:
     DoubleField* distanceField() const { return m_distance; }
     IntField* ncclChannelsField() const { return m_channels; }
     DoubleField* ncclBufferField() const { return m_buffsize; }
+    QLabel* latencyLabel() const { return m_latency; }
 
 protected:
     void loadValues() override;
