@@ -40,6 +40,7 @@ private slots:
     void synchronousCheckpointsWaitForTheWrite();
     void checkpointSettingsRoundTrip();
     void splitShardsWriteFromEveryDatacenter();
+    void eachDatacenterHasItsOwnStorage();
     void catalogRatesAreEditable();
     void malformedRatesAreErrorsWithTheirPointer();
 };
@@ -229,6 +230,47 @@ void TestGoodput::splitShardsWriteFromEveryDatacenter()
     QVERIFY(across.ok && split.ok);
     QVERIFY(across.goodput.checkpointWriteS > 0.0);
     QCOMPARE(split.goodput.checkpointWriteS, across.goodput.checkpointWriteS);
+}
+
+void TestGoodput::eachDatacenterHasItsOwnStorage()
+{
+    // Each building writes and reads its half of the checkpoint at its own storage's rate: an
+    // older building with a tenth of the catalog's bandwidth decides the write and the restart's
+    // read; the other building's faster storage changes nothing. The fields round-trip, are
+    // absent when 0 (the catalog's), and a negative rate is refused with its pointer.
+    core::Scenario s = loadPreset("llama3-405b-two-buildings.json");
+    s.workload.checkpointAsynchronous = false; // training waits for the write
+    const core::Evaluation same = core::evaluate(s);
+    QVERIFY(same.ok && same.goodput.checkpointWriteS > 0.0);
+    QVERIFY(core::serializeScenario(s).find("storage_write_GBps") == std::string::npos);
+    const double catalogWrite = reliability().storageWriteGBps;
+    const double catalogRead = reliability().storageReadGBps;
+    s.topology.datacenters[1].storageWriteGBps = catalogWrite / 10.0;
+    s.topology.datacenters[1].storageReadGBps = catalogRead / 10.0;
+    const core::Evaluation slow = core::evaluate(s);
+    QVERIFY(slow.ok);
+    QCOMPARE(slow.goodput.checkpointWriteS, 10.0 * same.goodput.checkpointWriteS);
+    QCOMPARE(slow.goodput.checkpointBlockingS, slow.goodput.checkpointWriteS);
+    const double readS = same.goodput.checkpointWriteS * catalogWrite / catalogRead;
+    QCOMPARE(slow.goodput.restartS - same.goodput.restartS, 9.0 * readS);
+    QVERIFY(slow.goodput.ettr < same.goodput.ettr);
+    s.topology.datacenters[0].storageWriteGBps = catalogWrite * 10.0;
+    QCOMPARE(core::evaluate(s).goodput.checkpointWriteS, slow.goodput.checkpointWriteS);
+
+    const std::string text = core::serializeScenario(s);
+    QVERIFY(text.find("\"storage_write_GBps\": 200") != std::string::npos);
+    const core::LoadResult back = core::parseScenario(text, "s.json");
+    QVERIFY(back.ok());
+    QVERIFY(back.scenario->topology == s.topology);
+    nlohmann::json bad = nlohmann::json::parse(text);
+    bad["topology"]["datacenters"][1]["storage_read_GBps"] = -5;
+    const core::LoadResult refused = core::parseScenario(bad.dump(), "bad.json");
+    QVERIFY(!refused.ok());
+    bool named = false;
+    for (const auto& d : refused.errors)
+        named = named ||
+                d.toString().find("/topology/datacenters/1/storage_read_GBps") != std::string::npos;
+    QVERIFY(named);
 }
 
 void TestGoodput::catalogRatesAreEditable()

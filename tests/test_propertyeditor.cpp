@@ -93,6 +93,7 @@ private slots:
     void linkDistanceEmitsLinks();
     void linkNcclSettingsEmitLinks();
     void linkLatencyIsTheModels();
+    void datacenterStorageEmitsDatacenters();
     void podEditAcrossDatacentersAdaptsPlacement();
     void podEditThatBreaksTheBatchLetsTheBatchFollow();
     void warningsShowButDoNotBlock();
@@ -267,6 +268,25 @@ void TestPropertyEditor::linkDistanceEmitsLinks()
     // Out of range for the loader is out of range for the spin box.
     distance->setValue(1e9);
     QCOMPARE(distance->value(), 20'000.0);
+}
+
+void TestPropertyEditor::datacenterStorageEmitsDatacenters()
+{
+    // A building's checkpoint storage: 0 (the catalog's) until set, a rate typed is that
+    // building's only, and the edit leaves as one Datacenters intent.
+    m_editor->setSelection(Kind::Datacenter, {1});
+    views::DoubleField* write = m_editor->datacenterEditor()->storageWriteField();
+    QCOMPARE(write->value(), 0.0);
+    QVERIFY(rowOf(write));
+    IntentSpies spies(m_editor.get());
+    write->setValue(250.0);
+    QCOMPARE(spies.total(), 1);
+    QCOMPARE(spies.datacenters.count(), 1);
+    const auto dcs = spies.datacenters.at(0).at(0).value<QList<core::Datacenter>>();
+    QCOMPARE(dcs.size(), 1);
+    QCOMPARE(dcs[0].id, m_scenario.topology.datacenters[1].id);
+    QCOMPARE(dcs[0].storageWriteGBps, 250.0);
+    QCOMPARE(dcs[0].storageReadGBps, 0.0); // the rest of the building is kept
 }
 
 void TestPropertyEditor::linkLatencyIsTheModels()

@@ -25,6 +25,7 @@ DatacenterEditor::DatacenterEditor(EditSink* sink, QWidget* parent)
 {
     buildGeneral();
     buildFabric();
+    buildStorage();
     buildPods();
 }
 
@@ -119,6 +120,28 @@ void DatacenterEditor::buildFabric()
     connect(m_nicsPerGpu, &IntField::committed, this, [this](int v) {
         editDatacenters(m_nicsPerGpuRow, [&](core::Datacenter& dc) { dc.fabric.nicsPerGpu = v; });
     });
+}
+
+void DatacenterEditor::buildStorage()
+{
+    QFormLayout* form = addSection(tr("Checkpoint storage"));
+    const auto field = [&](DoubleField*& edit, FieldRow*& row, const QString& label,
+                           const QString& tip, double core::Datacenter::*member) {
+        edit = new DoubleField(0.0, 1e6, 0);
+        edit->setSuffix(tr(" GB/s"));
+        row = addField(form, label, edit, tip);
+        connect(edit, &DoubleField::committed, this, [this, row, member](double v) {
+            editDatacenters(row, [&](core::Datacenter& dc) { dc.*member = v; });
+        });
+    };
+    field(m_storageWrite, m_storageWriteRow, tr("Write (GB/s, 0 = catalog's)"),
+          tr("Bandwidth at which the building's storage takes its GPUs' share of a checkpoint; "
+             "0 takes the catalog's (Llama 3's Tectonic, 2 TB/s)."),
+          &core::Datacenter::storageWriteGBps);
+    field(m_storageRead, m_storageReadRow, tr("Read (GB/s, 0 = catalog's)"),
+          tr("Bandwidth at which a restart reads the building's share back; 0 takes the "
+             "catalog's."),
+          &core::Datacenter::storageReadGBps);
 }
 
 void DatacenterEditor::buildPods()
@@ -316,6 +339,12 @@ void DatacenterEditor::loadValues()
     m_switch->load(commonValue(dcs, [](auto* dc) { return qs(dc->fabric.switchModel); }));
     m_nic->load(commonValue(dcs, [](auto* dc) { return qs(dc->fabric.nicModel); }));
     m_nicsPerGpu->load(commonValue(dcs, [](auto* dc) { return dc->fabric.nicsPerGpu; }));
+    m_storageWrite->load(commonValue(dcs, [](auto* dc) { return dc->storageWriteGBps; }));
+    m_storageRead->load(commonValue(dcs, [](auto* dc) { return dc->storageReadGBps; }));
+    m_storageWriteRow->setPointers(
+        datacenterPointers(s, m_dcIds, QStringLiteral("/storage_write_GBps")));
+    m_storageReadRow->setPointers(
+        datacenterPointers(s, m_dcIds, QStringLiteral("/storage_read_GBps")));
 
     m_nameRow->setPointers(datacenterPointers(s, m_dcIds, QStringLiteral("/name")));
     m_regionRow->setPointers(datacenterPointers(s, m_dcIds, QStringLiteral("/region")));

@@ -1,8 +1,9 @@
 // Datacenter page of the property editor: name, region, accelerator (from the effective
-// catalog), scale-out fabric and pods, for the whole selection at once. Selecting datacenters
-// edits them and, for a single one, the pod chosen in the page; selecting pods edits those pods
-// (in whichever datacenters) and shows their datacenters. Emits Intent::Datacenters with every
-// selected datacenter, with a consistent placement when the GPU counts change.
+// catalog), scale-out fabric, checkpoint storage and pods, for the whole selection at once.
+// Selecting datacenters edits them and, for a single one, the pod chosen in the page; selecting
+// pods edits those pods (in whichever datacenters) and shows their datacenters. Emits
+// Intent::Datacenters with every selected datacenter, with a consistent placement when the GPU
+// counts change.
 #pragma once
 
 #include "propertyeditorpage.h"
@@ -21,6 +22,7 @@ public:
     // For tests and tools.
     ChoiceField* acceleratorField() const { return m_accelerator; }
     IntField* podCountField() const { return m_podCount; }
+    DoubleField* storageWriteField() const { return m_storageWrite; }
 
 protected:
     void loadValues() override;
@@ -28,6 +30,7 @@ protected:
 private:
     void buildGeneral();
     void buildFabric();
+    void buildStorage();
     void buildPods();
     void editDatacenters(FieldRow* row, const std::function<void(core::Datacenter&)>& apply);
     void editPods(FieldRow* row, const std::function<void(core::Pod&)>& apply);
@@ -63,6 +66,11 @@ private:
     FieldRow* m_nicRow = nullptr;
     IntField* m_nicsPerGpu = nullptr;
     FieldRow* m_nicsPerGpuRow = nullptr;
+
+    DoubleField* m_storageWrite = nullptr;
+    FieldRow* m_storageWriteRow = nullptr;
+    DoubleField* m_storageRead = nullptr;
+    FieldRow* m_storageReadRow = nullptr;
 
     QFormLayout* m_podForm = nullptr;
     QLabel* m_podHint = nullptr;

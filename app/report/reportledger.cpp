@@ -209,6 +209,17 @@ ReportSection goodputSection(const ReportInput& input)
             .arg(num(a.deviceToHostGBps, 0), q(a.deviceToHostSource)),
         QStringLiteral("Restart before reading the checkpoint: %1 (%2).")
             .arg(views::formatSeconds(a.relaunchS + a.communicatorInitS), q(a.restartSource))};
+    // A building's own storage replaces the catalog's for that building (set in the scenario).
+    for (const core::Datacenter& dc : s.topology.datacenters)
+        if (dc.storageWriteGBps > 0.0 || dc.storageReadGBps > 0.0)
+            others.items.append(
+                QStringLiteral("Checkpoint storage of %1 (set in the scenario): %2 GB/s write, "
+                               "%3 GB/s read.")
+                    .arg(
+                        q(dc.name),
+                        num(dc.storageWriteGBps > 0.0 ? dc.storageWriteGBps : a.storageWriteGBps,
+                            0),
+                        num(dc.storageReadGBps > 0.0 ? dc.storageReadGBps : a.storageReadGBps, 0)));
     section.blocks.push_back(others);
     return section;
 }

@@ -81,12 +81,31 @@ Goodput goodput(const Scenario& s, const Evaluation& ev, const ReliabilityAssump
     g.mtbfS = g.interruptionsPerDay > 0.0 ? kDayS / g.interruptionsPerDay : kInfinity;
 
     // Every datacenter writes (and on restart reads) the state its GPUs hold to its own storage,
-    // in proportion to its GPUs; the slowest decides.
+    // in proportion to its GPUs, at its own bandwidth (the catalog's unless the datacenter sets
+    // one); the slowest decides.
     g.checkpointBytes = modelParams(s.workload) * a.checkpointBytesPerParam;
     const double largestShare = largestDatacenterShare(s, gpus);
-    const double dcBytes = g.checkpointBytes * largestShare;
-    g.checkpointWriteS = a.storageWriteGBps > 0.0 ? dcBytes / (a.storageWriteGBps * 1e9) : 0.0;
-    const double readS = a.storageReadGBps > 0.0 ? dcBytes / (a.storageReadGBps * 1e9) : 0.0;
+    double readS = 0.0;
+    const auto transfer = [&](double bytes, double ownGBps, double catalogGBps) {
+        const double gbps = ownGBps > 0.0 ? ownGBps : catalogGBps;
+        return gbps > 0.0 ? bytes / (gbps * 1e9) : 0.0;
+    };
+    const std::vector<std::int64_t> placed = placedGpusPerDatacenter(s);
+    const auto& dcs = s.topology.datacenters;
+    bool anyPlaced = false;
+    for (std::size_t i = 0; i < placed.size() && i < dcs.size() && gpus > 0.0; ++i) {
+        if (placed[i] <= 0)
+            continue;
+        anyPlaced = true;
+        const double bytes = g.checkpointBytes * static_cast<double>(placed[i]) / gpus;
+        g.checkpointWriteS = std::max(g.checkpointWriteS,
+                                      transfer(bytes, dcs[i].storageWriteGBps, a.storageWriteGBps));
+        readS = std::max(readS, transfer(bytes, dcs[i].storageReadGBps, a.storageReadGBps));
+    }
+    if (!anyPlaced) { // nothing placed: the whole state at the catalog's bandwidth
+        g.checkpointWriteS = transfer(g.checkpointBytes, 0.0, a.storageWriteGBps);
+        readS = transfer(g.checkpointBytes, 0.0, a.storageReadGBps);
+    }
     // Asynchronous: training waits only for each GPU's copy of its shard to host memory.
     const double shardBytes = gpus > 0.0 ? g.checkpointBytes / gpus : 0.0;
     g.checkpointBlockingS = s.workload.checkpointAsynchronous && a.deviceToHostGBps > 0.0

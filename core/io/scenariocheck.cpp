@@ -104,6 +104,8 @@ void checkDatacenters(DiagnosticSink& sink, const Topology& t, const Catalog& ca
         checkNumber(sink, ptr + "/position/0", dc.x, kAnyNumber);
         checkNumber(sink, ptr + "/position/1", dc.y, kAnyNumber);
         checkFabric(sink, ptr + "/fabric", dc.fabric, catalog);
+        checkNumber(sink, ptr + "/storage_write_GBps", dc.storageWriteGBps, kDatacenterStorageGBps);
+        checkNumber(sink, ptr + "/storage_read_GBps", dc.storageReadGBps, kDatacenterStorageGBps);
         if (dc.pods.empty())
             sink.error(ptr + "/pods", "expected at least one pod, got none");
         IdSet podIds("pod");

@@ -59,6 +59,8 @@ void readDatacenter(ObjectReader& r, Datacenter& dc)
     readPosition(r, dc);
     r.object(keys::kFabric, kOpt, [&](ObjectReader& f) { readFabric(f, dc.fabric); });
     r.objects(keys::kPods, kReq, [&](ObjectReader& p) { readPod(p, dc.pods.emplace_back()); });
+    r.number(keys::kStorageWriteGBps, dc.storageWriteGBps, kOpt, kDatacenterStorageGBps.expected);
+    r.number(keys::kStorageReadGBps, dc.storageReadGBps, kOpt, kDatacenterStorageGBps.expected);
 }
 
 void readNccl(ObjectReader& r, NcclSettings& nccl)

@@ -45,6 +45,10 @@ Json toJson(const Datacenter& dc)
     j[keys::kPods] = Json::array();
     for (const Pod& pod : dc.pods)
         j[keys::kPods].push_back(toJson(pod));
+    if (dc.storageWriteGBps > 0.0)
+        j[keys::kStorageWriteGBps] = dc.storageWriteGBps;
+    if (dc.storageReadGBps > 0.0)
+        j[keys::kStorageReadGBps] = dc.storageReadGBps;
     return j;
 }
 

@@ -73,6 +73,11 @@ struct Datacenter
     Fabric fabric;
     std::vector<Pod> pods;
     double x = 0.0, y = 0.0; // canvas position (look only, does not affect cost)
+    // The building's checkpoint storage, GB/s of the whole datacenter (evaluation/goodput.cpp:
+    // each datacenter writes and reads its GPUs' share of the checkpoint to its own storage);
+    // 0 takes the catalog's `reliability` default.
+    double storageWriteGBps = 0.0;
+    double storageReadGBps = 0.0;
 
     bool operator==(const Datacenter&) const = default;
 };

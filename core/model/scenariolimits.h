@@ -143,6 +143,9 @@ inline constexpr NumberLimit kAmplifierSpacingKm{1.0, 1'000.0, false,
 inline constexpr NumberLimit kFailureEvents{0.0, 1e9, false, "a number in [0, 1e9]"};
 inline constexpr NumberLimit kUnitDays{0.0, 1e12, true, "a positive number up to 1e12"};
 inline constexpr NumberLimit kStorageGBps{0.1, 1e6, false, "a number of GB/s in [0.1, 1e6]"};
+// A datacenter's own storage: 0 takes the catalog's.
+inline constexpr NumberLimit kDatacenterStorageGBps{
+    0.0, 1e6, false, "a number of GB/s in [0, 1e6] (0: the catalog's)"};
 inline constexpr NumberLimit kBytesPerParam{0.0, 1'000.0, true, "a number in (0, 1000]"};
 inline constexpr NumberLimit kRestartS{0.0, 1e6, false, "a number of seconds in [0, 1e6]"};
 inline constexpr IntLimit kGpusPerHost{1, 1'024, "an integer in 1..1024"};
