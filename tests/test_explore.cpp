@@ -171,6 +171,15 @@ void checkCountsAddUp(const SweepCounts& c)
     QCOMPARE(c.evaluated, c.failed + c.outOfMemory + c.overBudget + c.feasible);
 }
 
+// The sweep of `space` keeping the first `top` points of each list.
+SweepResult sweepTop(const Scenario& base, const Catalog& catalog, const SearchSpace& space,
+                     int top)
+{
+    SweepOptions options;
+    options.top = top;
+    return runSweep(base, catalog, space, options);
+}
+
 std::uint64_t prunedBy(const SweepResult& r, PruneReason reason)
 {
     return r.counts.pruned[static_cast<std::size_t>(reason)];
@@ -550,9 +559,7 @@ private slots:
     void frontsHoldNoDominatedPointAndMissNone()
     {
         const Scenario base = loadPreset(presetPath("gpt3-175b-1024-a100.json"));
-        SweepOptions options;
-        options.top = 100000; // every ranked point
-        const SweepResult r = runSweep(base, effectiveCatalog(base), mediumSpace(base), options);
+        const SweepResult r = sweepTop(base, effectiveCatalog(base), mediumSpace(base), 100000);
         QCOMPARE(static_cast<std::uint64_t>(r.top.size()), r.counts.feasible);
         using Obj = double (*)(const SweepPoint&);
         const auto check = [&](const std::vector<SweepPoint>& front, Obj x, Obj y) {
@@ -797,9 +804,7 @@ private slots:
         const FabricChoice mixed(
             std::vector<std::optional<FabricKind>>{std::nullopt, FabricKind::RailOnly});
         space.fabrics = {std::nullopt, FabricKind::RailOnly, mixed};
-        SweepOptions options;
-        options.top = 10;
-        const SweepResult r = runSweep(base, catalog, space, options);
+        const SweepResult r = sweepTop(base, catalog, space, 10);
         QVERIFY(r.ok);
         checkCountsAddUp(r.counts);
         QCOMPARE(r.counts.feasible, std::uint64_t{3});
@@ -842,9 +847,7 @@ private slots:
                              StageSplit(std::vector<int>{2, 2})};
         space.maxGpusPerDatacenter = {std::int64_t{1} << 40, 20000, std::int64_t{1} << 40};
         space.globalBatch = {1, 1 << 20};
-        SweepOptions options;
-        options.top = 10;
-        const SweepResult r = runSweep(base, catalog, space, options);
+        const SweepResult r = sweepTop(base, catalog, space, 10);
         QVERIFY(r.ok);
         checkCountsAddUp(r.counts);
         QCOMPARE(prunedBy(r, PruneReason::Placement), std::uint64_t{1}); // {-6, 0}: 0/10/6
@@ -871,9 +874,7 @@ private slots:
     {
         const Scenario base = loadPreset(presetPath("llama3-405b-two-buildings.json"));
         const Catalog catalog = effectiveCatalog(base);
-        SweepOptions options;
-        options.top = 100000;
-        const SweepResult r = runSweep(base, catalog, acrossSpace(base), options);
+        const SweepResult r = sweepTop(base, catalog, acrossSpace(base), 100000);
         QVERIFY(r.ok);
         checkCountsAddUp(r.counts);
         QVERIFY(r.counts.feasible > 0);
@@ -930,9 +931,7 @@ private slots:
         SearchSpace space = pinnedSpace(base);
         space.boundaries = {PlacementBoundary::Dp};
         space.gradReduceDtype = {GradReduceDtype::Fp32, GradReduceDtype::Bf16};
-        SweepOptions options;
-        options.top = 1000;
-        const SweepResult r = runSweep(base, catalog, space, options);
+        const SweepResult r = sweepTop(base, catalog, space, 1000);
         QVERIFY(r.ok);
         checkCountsAddUp(r.counts);
         std::map<GradReduceDtype, double> best;
@@ -985,9 +984,7 @@ private slots:
                                 DatacenterSync::StreamingDiLoCo};
         space.innerSteps = {30, 300};
         space.checkpointIntervalS = {std::nullopt, 600.0};
-        SweepOptions options;
-        options.top = 1000;
-        const SweepResult r = runSweep(base, catalog, space, options);
+        const SweepResult r = sweepTop(base, catalog, space, 1000);
         QVERIFY(r.ok);
         checkCountsAddUp(r.counts);
         // 2 boundaries x 3 schemes x 2 H x 2 intervals = 24. PP across (DP local): synchronous
@@ -1111,9 +1108,7 @@ private slots:
         // failure-free time.
         const Scenario base = loadPreset(presetPath("llama3-405b-two-buildings.json"));
         const Catalog catalog = effectiveCatalog(base);
-        SweepOptions options;
-        options.top = 100'000;
-        const SweepResult r = runSweep(base, catalog, defaultSearchSpace(base), options);
+        const SweepResult r = sweepTop(base, catalog, defaultSearchSpace(base), 100'000);
         QVERIFY(r.ok);
         const auto& list = r.topBy[static_cast<std::size_t>(SweepObjective::EffectiveTimeToTrain)];
         QCOMPARE(list.size(), static_cast<std::size_t>(r.counts.feasible));
@@ -1164,9 +1159,7 @@ private slots:
         space.boundaries = {PlacementBoundary::Pp};
         space.stageSplits = {0, -2, 1};
         space.globalBatch = {1024, 4096};
-        SweepOptions options;
-        options.top = 100;
-        const SweepResult r = runSweep(base, effectiveCatalog(base), space, options);
+        const SweepResult r = sweepTop(base, effectiveCatalog(base), space, 100);
         checkCountsAddUp(r.counts);
         QCOMPARE(r.counts.evaluated, std::uint64_t{3});
         for (const SweepPoint& p : r.top) {
