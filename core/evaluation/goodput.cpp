@@ -14,13 +14,12 @@ namespace {
 constexpr double kInfinity = std::numeric_limits<double>::infinity();
 constexpr double kDayS = 86400.0;
 
-// The largest share of the job's GPUs in one datacenter, as the placement puts them (split
-// shards included).
-double largestDatacenterShare(const Scenario& s, double gpus)
+// The largest share of the job's GPUs in one datacenter, from the GPUs the placement puts in
+// each (placedGpusPerDatacenter: split shards included).
+double largestDatacenterShare(const std::vector<std::int64_t>& placed, double gpus)
 {
     if (!(gpus > 0.0))
         return 1.0;
-    const std::vector<std::int64_t> placed = placedGpusPerDatacenter(s);
     const auto most = std::max_element(placed.begin(), placed.end());
     return most == placed.end() ? 1.0 : static_cast<double>(*most) / gpus;
 }
@@ -84,13 +83,13 @@ Goodput goodput(const Scenario& s, const Evaluation& ev, const ReliabilityAssump
     // in proportion to its GPUs, at its own bandwidth (the catalog's unless the datacenter sets
     // one); the slowest decides.
     g.checkpointBytes = modelParams(s.workload) * a.checkpointBytesPerParam;
-    const double largestShare = largestDatacenterShare(s, gpus);
+    const std::vector<std::int64_t> placed = placedGpusPerDatacenter(s);
+    const double largestShare = largestDatacenterShare(placed, gpus);
     double readS = 0.0;
     const auto transfer = [&](double bytes, double ownGBps, double catalogGBps) {
         const double gbps = ownGBps > 0.0 ? ownGBps : catalogGBps;
         return gbps > 0.0 ? bytes / (gbps * 1e9) : 0.0;
     };
-    const std::vector<std::int64_t> placed = placedGpusPerDatacenter(s);
     const auto& dcs = s.topology.datacenters;
     bool anyPlaced = false;
     for (std::size_t i = 0; i < placed.size() && i < dcs.size() && gpus > 0.0; ++i) {

@@ -207,17 +207,12 @@ bool elementChoiceIn(const Json& v, const std::string& ptr, DiagnosticSink& sink
     return true;
 }
 
-bool isBaseWord(const Json& v)
-{
-    return v.is_string() && v.get<std::string>() == spacekeys::kBase;
-}
-
 // A checkpoint interval: seconds of training between two checkpoints, "daly" (0, Daly's
 // optimum, as the scenario's 0) or "base" (nullopt: the base's).
 bool checkpointIntervalIn(const Json& v, const std::string& ptr, DiagnosticSink& sink,
                           std::optional<double>& out)
 {
-    if (isBaseWord(v)) {
+    if (v.is_string() && v.get<std::string>() == spacekeys::kBase) {
         out = std::nullopt;
         return true;
     }
@@ -479,15 +474,11 @@ std::optional<SearchSpace> parseSearchSpace(std::string_view text, const Scenari
                  });
         readList(r, spacekeys::kInnerSteps, s.innerSteps,
                  [&](const Json& v, const std::string& p, std::optional<int>& out) {
-                     if (isBaseWord(v)) {
-                         out = std::nullopt;
-                         return true;
-                     }
-                     int h = 0;
-                     if (!intIn(v, p, sink, h, limits::kInnerSteps.min, limits::kInnerSteps.max,
-                                "an integer in 1..100000 or base"))
+                     int h = 0; // "base": 0, below H's range
+                     if (!intOrWord(v, p, sink, h, limits::kInnerSteps.min, limits::kInnerSteps.max,
+                                    spacekeys::kBase, 0, "an integer in 1..100000 or base"))
                          return false;
-                     out = h;
+                     out = h > 0 ? std::optional<int>(h) : std::nullopt;
                      return true;
                  });
         readList(r, spacekeys::kCheckpointIntervalS, s.checkpointIntervalS,
