@@ -32,7 +32,8 @@ std::vector<archipelago::core::SweepShardJson> antiDiagonalShards(std::uint64_t 
                              {{"iteration_time_s", t},
                               {"time_to_train_s", t},
                               {"memory_peak_gib", y},
-                              {"goodput", {{"effective_time_to_train_s", t}}}}},
+                              {"goodput", {{"effective_time_to_train_s", t}}},
+                              {"run_cost", {{"effective_run_cost_usd", t}}}}},
                             {"network_capex_usd", y},
                             {"total_cost_usd", y}});
         }

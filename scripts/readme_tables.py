@@ -8,7 +8,7 @@ Tables: predicted vs measured iteration time on ../shared/validation/v2/publishe
 preset beside its paper's figure; GeoPipe's 1F1B vs DCI-aware pipeline against DCI latency and
 capacity; the explorer's default space on every preset; the scale-across comparison
 (scripts/scale_across.py); each preset's goodput under failures beside Llama 3's published
-interruptions;
+interruptions; each preset's run cost beside DeepSeek-V3's published GPU-hours and rental cost;
 rail-only vs rail-optimized Clos network cost and iteration time at 8k, 16k, 32k and 128k GPUs, built from the preset pair presets/rail-*-32k.json by scaling
 the pod count, the DP degree and the global batch together (weak scaling: the same
 micro-batches per replica at every size).
@@ -181,6 +181,44 @@ def goodput_table(cli):
     return "\n".join(rows)
 
 
+def run_cost_table(cli):
+    """Each preset's cost per GPU-hour and its run's cost with failures (docs/run-cost.md), the
+    same GPU-hours rented at DeepSeek's $2 per GPU-hour, and the GPU-hours DeepSeek-V3's report
+    and Llama 3.1's model card give."""
+    deepseek = ("2,664K GPU-hours, $5.328M at $2 per GPU-hour (pre-training)",
+                "DeepSeek-V3 technical report (arXiv 2412.19437), Table 1")
+    llama3 = ("30.84M GPU-hours (the whole training, post-training included)",
+              "Llama 3.1 model card, Training Energy Use")
+    rows = ["| preset | GPUs | IT load | per GPU-hour | hardware / colocation / energy | "
+            "run with failures | GPU-hours with failures | rented at $2 per GPU-hour | "
+            "published | source |",
+            "|---|---:|---:|---:|---:|---:|---:|---:|---|---|"]
+    builtin_economics = json.load(open(os.path.join(ROOT, "resources/catalog.json")))["economics"]
+    with tempfile.TemporaryDirectory() as tmp:
+        for name in ("gpt3-175b-1024-a100", "deepseek-v3-moe-2048-h800", "llama3-405b-16k-h100",
+                     "llama3-405b-two-buildings", "scale-across-100k-3-regions"):
+            scenario = preset(name)
+            ev = evaluate_file(cli, scenario, tmp, name)
+            c = ev["run_cost"]
+            rented = copy.deepcopy(scenario)
+            economics = copy.deepcopy(builtin_economics)
+            economics["rental_usd_per_gpu_hour"] = 2.0
+            economics["rental_source"] = "DeepSeek-V3's assumed H800 rental price"
+            rented.setdefault("catalog", {})["economics"] = economics
+            r = evaluate_file(cli, rented, tmp, name + "-rented")["run_cost"]
+            hour = c["usd_per_hour"]
+            shares = " / ".join(f"{100 * c[k] / hour:.0f}%" for k in (
+                "ownership_usd_per_hour", "facility_usd_per_hour", "energy_usd_per_hour"))
+            published, source = {"deepseek-v3-moe-2048-h800": deepseek,
+                                 "llama3-405b-16k-h100": llama3}.get(name, ("", ""))
+            rows.append(f"| {name} | {ev['gpus']:,} | {c['it_power_w'] / 1e6:.1f} MW | "
+                        f"${c['usd_per_gpu_hour']:.2f} | {shares} | "
+                        f"${c['effective_run_cost_usd'] / 1e6:,.1f}M | "
+                        f"{ev['goodput']['effective_gpu_hours'] / 1e3:,.0f}K | "
+                        f"${r['effective_run_cost_usd'] / 1e6:,.2f}M | {published} | {source} |")
+    return "\n".join(rows)
+
+
 def loose_sync_table(cli):
     """Synchronous data parallelism against DiLoCo and Streaming DiLoCo (docs/loose-sync.md) on
     Llama 3 405B with 64 replicas in each of two buildings 800 km apart (16 x 400G), and on the
@@ -327,6 +365,7 @@ def main():
         "scale-across": scale_across.table(args.cli),
         "goodput": goodput_table(args.cli),
         "loose-sync": loose_sync_table(args.cli),
+        "run-cost": run_cost_table(args.cli),
     }
     if not args.write:
         for name, table in tables.items():

@@ -1130,6 +1130,39 @@ private slots:
         }
     }
 
+    void ranksByRunCost()
+    {
+        // The list by the run's cost with failures holds every ranked point, in increasing
+        // cost, each priced as evaluate() prices it (the cost per hour from its GPUs and its
+        // topology variant's network), never below its cost per hour over the failure-free time
+        // (the bound filter's lower bound).
+        const Scenario base = loadPreset(presetPath("llama3-405b-two-buildings.json"));
+        const Catalog catalog = effectiveCatalog(base);
+        const SweepResult r = sweepTop(base, catalog, defaultSearchSpace(base), 100'000);
+        QVERIFY(r.ok);
+        const auto& list = r.topBy[static_cast<std::size_t>(SweepObjective::RunCost)];
+        QCOMPARE(list.size(), static_cast<std::size_t>(r.counts.feasible));
+        QVERIFY(list.size() > 1);
+        QCOMPARE(std::string(toString(SweepObjective::RunCost)), std::string("run_cost"));
+        for (std::size_t i = 0; i < list.size(); ++i) {
+            const RunCost& c = list[i].evaluation.runCost;
+            QVERIFY(c.priced);
+            QVERIFY(c.effectiveRunCostUsd >= c.runCostUsd);
+            QVERIFY(c.runCostUsd >=
+                    c.usdPerHour * list[i].evaluation.timeToTrainS / 3600.0 * 0.999);
+            if (i > 0)
+                QVERIFY(list[i - 1].evaluation.runCost.effectiveRunCostUsd <=
+                        c.effectiveRunCostUsd);
+        }
+        for (std::size_t i : {std::size_t{0}, list.size() - 1}) {
+            const Scenario sc = applyPoint(base, list[i].point, list[i].placement);
+            const Evaluation full = evaluate(sc, catalog);
+            QVERIFY(std::abs(full.runCost.effectiveRunCostUsd /
+                                 list[i].evaluation.runCost.effectiveRunCostUsd -
+                             1.0) < 1e-12);
+        }
+    }
+
     void dpAcrossAndPpAcrossDiffer()
     {
         const Scenario base = loadPreset(presetPath("llama3-405b-two-buildings.json"));

@@ -140,8 +140,8 @@ bool sameValue(const std::string& cell, const json& value, const char* separator
 }
 
 // Where a CSV column of an evaluation sits in evaluationToJson's object: at the top, in
-// "breakdown", in "memory" as memory_*, in "goodput" as goodput_* or in "datacenter_sync" as
-// datacenter_sync_*; nullptr when nowhere.
+// "breakdown", in "memory" as memory_*, in "goodput" as goodput_*, in "run_cost" as run_cost_*
+// or in "datacenter_sync" as datacenter_sync_*; nullptr when nowhere.
 const json* evaluationValue(const json& ev, const std::string& column)
 {
     if (ev.contains(column))
@@ -154,6 +154,9 @@ const json* evaluationValue(const json& ev, const std::string& column)
     if (column.starts_with("goodput_") && ev.contains("goodput") &&
         ev.at("goodput").contains(column.substr(8)))
         return &ev.at("goodput").at(column.substr(8));
+    if (column.starts_with("run_cost_") && ev.contains("run_cost") &&
+        ev.at("run_cost").contains(column.substr(9)))
+        return &ev.at("run_cost").at(column.substr(9));
     if (column.starts_with("datacenter_sync_") && ev.contains("datacenter_sync") &&
         ev.at("datacenter_sync").contains(column.substr(16)))
         return &ev.at("datacenter_sync").at(column.substr(16));

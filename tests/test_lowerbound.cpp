@@ -308,32 +308,37 @@ void TestLowerBound::filter_data()
 {
     // The state: fronts time-capex {(10, 100), (20, 50)}, time-memory {(10, 60)}, train-cost
     // {(1000, 5e6)}; top lists full, their last points: iteration time 10 (at 10 s), time to
-    // train 1000 (10 s), total cost 6e6 (12 s), capex 100 (12 s), memory 70 (12 s); base 11 s.
+    // train 1000 (10 s), total cost 6e6 (12 s), run cost 8e6 (12 s), capex 100 (12 s), memory
+    // 70 (12 s); base 11 s.
     QTest::addColumn<double>("timeS");
     QTest::addColumn<double>("trainS");
     QTest::addColumn<double>("memoryGib");
     QTest::addColumn<double>("capexUsd");
     QTest::addColumn<double>("costUsd");
+    QTest::addColumn<double>("runUsd");
     QTest::addColumn<bool>("prunable");
     // Dominated everywhere, ranked after every last: prunable.
-    QTest::newRow("slow") << 30.0 << 3000.0 << 80.0 << 120.0 << 7e6 << true;
+    QTest::newRow("slow") << 30.0 << 3000.0 << 80.0 << 120.0 << 7e6 << 9e6 << true;
     // Faster than the base: counts in the base's rank.
-    QTest::newRow("faster than base") << 10.5 << 3000.0 << 80.0 << 120.0 << 7e6 << false;
+    QTest::newRow("faster than base") << 10.5 << 3000.0 << 80.0 << 120.0 << 7e6 << 9e6 << false;
     // As fast as the base: not strictly faster, and dominated: prunable.
-    QTest::newRow("as fast as base") << 11.0 << 3000.0 << 80.0 << 120.0 << 7e6 << true;
+    QTest::newRow("as fast as base") << 11.0 << 3000.0 << 80.0 << 120.0 << 7e6 << 9e6 << true;
     // Cheaper network than any front point of its time: may enter time vs capex.
-    QTest::newRow("cheap capex") << 30.0 << 3000.0 << 80.0 << 40.0 << 7e6 << false;
+    QTest::newRow("cheap capex") << 30.0 << 3000.0 << 80.0 << 40.0 << 7e6 << 9e6 << false;
     // Less memory than the front's point at time <= its bound: may enter time vs memory.
-    QTest::newRow("small memory") << 30.0 << 3000.0 << 50.0 << 120.0 << 7e6 << false;
+    QTest::newRow("small memory") << 30.0 << 3000.0 << 50.0 << 120.0 << 7e6 << 9e6 << false;
     // Cheaper in total than the train-cost front: may enter it (and the cost top list).
-    QTest::newRow("cheap total") << 30.0 << 3000.0 << 80.0 << 120.0 << 4e6 << false;
+    QTest::newRow("cheap total") << 30.0 << 3000.0 << 80.0 << 120.0 << 4e6 << 9e6 << false;
     // Same capex as the capex list's last, possibly faster than it: may enter that list.
-    QTest::newRow("capex tie, faster") << 11.5 << 3000.0 << 80.0 << 100.0 << 7e6 << false;
+    QTest::newRow("capex tie, faster") << 11.5 << 3000.0 << 80.0 << 100.0 << 7e6 << 9e6 << false;
     // Equal to a front point on both objectives: the kept (earlier) point wins; and ties the
     // lists' last values with a time no better: prunable.
-    QTest::newRow("equal to front point") << 20.0 << 3000.0 << 80.0 << 100.0 << 7e6 << true;
+    QTest::newRow("equal to front point") << 20.0 << 3000.0 << 80.0 << 100.0 << 7e6 << 9e6 << true;
+    // A run cheaper than the run-cost list's last (its cost per hour over its failure-free
+    // time): may enter that list.
+    QTest::newRow("cheap run") << 30.0 << 3000.0 << 80.0 << 120.0 << 7e6 << 7e6 << false;
     // A NaN bound proves nothing.
-    QTest::newRow("nan") << std::nan("") << 3000.0 << 80.0 << 120.0 << 7e6 << false;
+    QTest::newRow("nan") << std::nan("") << 3000.0 << 80.0 << 120.0 << 7e6 << 9e6 << false;
 }
 
 void TestLowerBound::filter()
@@ -343,6 +348,7 @@ void TestLowerBound::filter()
     QFETCH(double, memoryGib);
     QFETCH(double, capexUsd);
     QFETCH(double, costUsd);
+    QFETCH(double, runUsd);
     QFETCH(bool, prunable);
     BoundFilterState state;
     state.timeVsCapex = {{20.0, 50.0}, {10.0, 100.0}};
@@ -353,11 +359,12 @@ void TestLowerBound::filter()
     state.top[static_cast<std::size_t>(SweepObjective::EffectiveTimeToTrain)] =
         fullList(1000.0, 10.0);
     state.top[static_cast<std::size_t>(SweepObjective::TotalCost)] = fullList(6e6, 12.0);
+    state.top[static_cast<std::size_t>(SweepObjective::RunCost)] = fullList(8e6, 12.0);
     state.top[static_cast<std::size_t>(SweepObjective::NetworkCapex)] = fullList(100.0, 12.0);
     state.top[static_cast<std::size_t>(SweepObjective::MemoryPeak)] = fullList(70.0, 12.0);
     state.baseTimeS = 11.0;
     const BoundFilter filter(state);
-    QCOMPARE(filter.prunable({timeS, trainS, memoryGib, capexUsd, costUsd}), prunable);
+    QCOMPARE(filter.prunable({timeS, trainS, memoryGib, capexUsd, costUsd, runUsd}), prunable);
 }
 
 void TestLowerBound::effectiveTimeToTrainIsBoundedByTimeToTrain()

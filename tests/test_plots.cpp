@@ -140,6 +140,7 @@ class TestPlots : public QObject
 
 private slots:
     void wholeNumbersNeverWrap();
+    void runCostShowsWithItsParts();
     void breakdownStacksSumToTotals();
     void breakdownHoverNamesPartAndUnit();
     void bubbleBarsEqualRatios();
@@ -810,6 +811,45 @@ void TestPlots::wholeNumbersNeverWrap()
     QVERIFY(!views::formatWholeNumber(std::nan("")).contains('9'));
     QVERIFY(!views::formatWholeNumber(1e300).contains('-'));
     QVERIFY(!views::formatWholeNumber(-1e300).contains('9'));
+}
+
+// The run's cost in the Evaluation dock (with its parts per hour in the tooltip) and in the
+// comparison table; a dash when the catalog does not price the run.
+void TestPlots::runCostShowsWithItsParts()
+{
+    DesignPoint p;
+    p.name = QStringLiteral("A");
+    p.evaluation.ok = true;
+    p.evaluation.iterationTimeS = 1.0;
+    p.evaluation.timeToTrainS = 2.0 * 86400.0;
+    p.evaluation.goodput.effectiveTimeToTrainS = 2.5 * 86400.0;
+    p.evaluation.gpus = 1000;
+    core::RunCost& c = p.evaluation.runCost;
+    c.priced = true;
+    c.capexUsd = 40e6;
+    c.itPowerW = 1.4e6;
+    c.ownershipUsdPerHour = 800.0;
+    c.facilityUsdPerHour = 350.0;
+    c.energyUsdPerHour = 100.0;
+    c.usdPerHour = 1250.0;
+    c.usdPerGpuHour = 1.25;
+    c.runCostUsd = 1250.0 * 48.0;
+    c.effectiveRunCostUsd = 1250.0 * 60.0;
+    EvaluationSummary summary;
+    summary.setEvaluation(p.evaluation);
+    QCOMPARE(summary.figure("Run cost"),
+             QStringLiteral("%1 (%2 per GPU-hour)").arg(formatUsd(75e3), formatUsd(1.25)));
+    const QString tip = summary.figureToolTip("Run cost");
+    for (const QString& part : {formatUsd(1250.0), formatUsd(800.0), formatUsd(40e6),
+                                formatUsd(350.0), formatUsd(100.0), formatPower(1.4e6)})
+        QVERIFY2(tip.contains(part), qPrintable(part + " not in: " + tip));
+    ComparisonTable table;
+    table.setDesignPoints({p});
+    QCOMPARE(table.cell(table.metricIndex("Run cost (M USD)"), 0)->text(),
+             QStringLiteral("0.0750"));
+    c.priced = false;
+    summary.setEvaluation(p.evaluation);
+    QCOMPARE(summary.figure("Run cost"), QStringLiteral("—"));
 }
 
 QTEST_MAIN(TestPlots)

@@ -422,10 +422,17 @@ private slots:
             [&](const json& j, const json::json_pointer& at, int depth) {
                 // In the fronts' and lists' points (depth 4 and 5) only what merge reads: the
                 // rest is opaque to it, and /top/0 and /base have every key.
-                static const std::set<std::string> kRead = {
-                    "index",           "evaluation",       "network_capex_usd",
-                    "total_cost_usd",  "iteration_time_s", "time_to_train_s",
-                    "memory_peak_gib", "goodput",          "effective_time_to_train_s"};
+                static const std::set<std::string> kRead = {"index",
+                                                            "evaluation",
+                                                            "network_capex_usd",
+                                                            "total_cost_usd",
+                                                            "iteration_time_s",
+                                                            "time_to_train_s",
+                                                            "memory_peak_gib",
+                                                            "goodput",
+                                                            "effective_time_to_train_s",
+                                                            "run_cost",
+                                                            "effective_run_cost_usd"};
                 if (depth >= 4 && !kRead.contains(at.back()))
                     return;
                 if (depth > 0)

@@ -260,6 +260,10 @@ QList<ComparisonRow> makeRows()
         {"ETTR (%)", "%", Better::Higher, true,
          evaluated([](const E& e) { return 100.0 * e.goodput.ettr; }), decimals(1),
          "Effective training time ratio: failure-free time to train ÷ time with failures"},
+        {"Run cost (M USD)", "M USD", Better::Lower, true,
+         evaluated([](const E& e) { return e.runCost.effectiveRunCostUsd / 1e6; }), significant3,
+         "What the run with failures costs: the cluster's cost per hour (hardware over its "
+         "service life, colocation, energy) times the time with failures (docs/run-cost.md)"},
     };
     rows.append(results);
     for (const BreakdownPart& part : breakdownParts()) {

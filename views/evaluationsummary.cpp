@@ -48,6 +48,7 @@ EvaluationSummary::EvaluationSummary(QWidget* parent)
     m_power = addFigure(form, tr("Network power"));
     m_train = addFigure(form, tr("Time to train"));
     m_effective = addFigure(form, tr("With failures"));
+    m_runCost = addFigure(form, tr("Run cost"));
     m_sync = addFigure(form, tr("Across datacenters"));
     m_gpus = addFigure(form, tr("GPUs"));
 
@@ -155,6 +156,22 @@ void EvaluationSummary::setEvaluation(const core::Evaluation& e)
                            "an interruption stops %2 of the job (its datacenter).")
                             .arg(formatTimeSpan(g.convergenceS), formatPercent(g.stalledShare));
     m_effective->setToolTip(effectiveTip);
+    const core::RunCost& c = e.runCost;
+    const bool priced = effective && c.priced && c.usdPerHour > 0.0;
+    m_runCost->setText(priced
+                           ? tr("%1 (%2 per GPU-hour)")
+                                 .arg(formatUsd(c.effectiveRunCostUsd), formatUsd(c.usdPerGpuHour))
+                           : QStringLiteral("—"));
+    m_runCost->setToolTip(
+        !priced    ? tr("The catalog has no economics assumptions: the run is not priced.")
+        : c.rented ? tr("A rented cluster at %1 per GPU-hour, for the time to train with failures.")
+                         .arg(formatUsd(c.usdPerGpuHour))
+                   : tr("The cluster costs %1 an hour for the time to train with failures: %2 of "
+                        "hardware (%3 of GPUs, servers and network over its service life), %4 of "
+                        "colocation and %5 of energy for %6 of IT load.")
+                         .arg(formatUsd(c.usdPerHour), formatUsd(c.ownershipUsdPerHour),
+                              formatUsd(c.capexUsd), formatUsd(c.facilityUsdPerHour),
+                              formatUsd(c.energyUsdPerHour), formatPower(c.itPowerW)));
     if (loose) {
         const QString scheme =
             sync.scheme == core::DatacenterSync::DiLoCo ? tr("DiLoCo") : tr("Streaming DiLoCo");
@@ -224,6 +241,14 @@ QString EvaluationSummary::figure(const QString& name) const
     for (const auto& figure : m_figures)
         if (figure.first == name)
             return figure.second->text();
+    return {};
+}
+
+QString EvaluationSummary::figureToolTip(const QString& name) const
+{
+    for (const auto& figure : m_figures)
+        if (figure.first == name)
+            return figure.second->toolTip();
     return {};
 }
 

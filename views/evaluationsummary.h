@@ -27,6 +27,7 @@ public:
 
     // For tests and tools: the text shown for a figure ("Iteration time", "MFU", ...).
     QString figure(const QString& name) const;
+    QString figureToolTip(const QString& name) const;
     int warningCount() const;
 
 private:
@@ -44,6 +45,7 @@ private:
     QLabel* m_power = nullptr;
     QLabel* m_train = nullptr;
     QLabel* m_effective = nullptr; // with interruptions, checkpoints and restarts
+    QLabel* m_runCost = nullptr;   // the effective run's cost
     QLabel* m_sync = nullptr;      // how the datacenters stay in step
     QLabel* m_gpus = nullptr;
     QFormLayout* m_breakdown = nullptr;

@@ -57,8 +57,9 @@ SweepTopTable::SweepTopTable(QWidget* parent)
 {
     setColumnCount(ColumnCount);
     setHorizontalHeaderLabels({tr("#"), tr("Iteration"), tr("Δ iter."), tr("Time to train"),
-                               tr("With failures"), tr("Total cost"), tr("Network capex"),
-                               tr("Δ capex"), tr("Memory"), tr("MFU"), tr("Configuration")});
+                               tr("With failures"), tr("Total cost"), tr("Run cost"),
+                               tr("Network capex"), tr("Δ capex"), tr("Memory"), tr("MFU"),
+                               tr("Configuration")});
     const QStringList tips{tr("Rank in this objective's list"),
                            tr("Iteration time"),
                            tr("Iteration time relative to the current design"),
@@ -66,6 +67,9 @@ SweepTopTable::SweepTopTable(QWidget* parent)
                            tr("Time to train once interruptions, checkpoints and restarts are "
                               "counted (docs/goodput.md)"),
                            tr("GPUs used at catalog price plus the network capex"),
+                           tr("What the run with failures costs: the cluster's cost per hour "
+                              "(hardware over its service life, colocation, energy) times the "
+                              "time to train with failures (docs/goodput.md)"),
                            tr("Network capex of the point's topology variant"),
                            tr("Network capex minus the current design's"),
                            tr("Memory peak per GPU"),
@@ -124,6 +128,11 @@ void SweepTopTable::setPoints(const std::vector<core::SweepPoint>& points,
                                                          : QStringLiteral("—"),
                                effectiveS));
         setItem(row, TotalCost, new NumberItem(formatUsd(p.totalCostUsd), p.totalCostUsd));
+        const double runUsd = e.runCost.effectiveRunCostUsd;
+        setItem(row, RunCost,
+                new NumberItem(std::isfinite(runUsd) && runUsd > 0.0 ? formatUsd(runUsd)
+                                                                     : QStringLiteral("—"),
+                               runUsd));
         setItem(row, NetworkCapex, new NumberItem(formatUsd(p.networkCapexUsd), p.networkCapexUsd));
         setItem(row, CapexDelta, new NumberItem(signedUsd(capexDelta), capexDelta));
         setItem(row, MemoryPeak, new NumberItem(formatGib(e.memoryPeakGib), e.memoryPeakGib));

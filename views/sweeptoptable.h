@@ -28,6 +28,7 @@ public:
         TimeToTrain,
         EffectiveTimeToTrain,
         TotalCost,
+        RunCost,
         NetworkCapex,
         CapexDelta,
         MemoryPeak,

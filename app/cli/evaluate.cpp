@@ -82,6 +82,18 @@ void printTable(const std::string& file, const core::Evaluation& ev, std::ostrea
     row("effective training time", num("%.1f %%", 100.0 * g.ettr));
     row("effective time to train", num("%.3g days", g.effectiveTimeToTrainS / 86400.0));
     row("effective GPU-hours", num("%.4g", g.effectiveGpuHours));
+    const core::RunCost& c = ev.runCost;
+    if (c.priced && c.rented)
+        row("run cost", num("%.4g USD", c.effectiveRunCostUsd) +
+                            num(" (rented at %.3g USD per GPU-hour)", c.usdPerGpuHour));
+    else if (c.priced)
+        row("run cost", num("%.4g USD", c.effectiveRunCostUsd) +
+                            num(" (%.4g USD per hour", c.usdPerHour) +
+                            num(", %.3g per GPU-hour: ", c.usdPerGpuHour) +
+                            num("hardware %.4g", c.ownershipUsdPerHour) +
+                            num(", colocation %.4g", c.facilityUsdPerHour) +
+                            num(", energy %.4g", c.energyUsdPerHour) +
+                            num(" for %.4g MW of IT load)", c.itPowerW / 1e6));
     row("network capex", num("%.4g USD", ev.networkCapexUsd));
     row("network power", num("%.4g W", ev.networkPowerW));
     for (const core::LinkTraffic& t : ev.traffic)

@@ -129,6 +129,9 @@ std::string objectiveText(core::SweepObjective objective, const json& p)
                    number(p, {kEvaluation, kGoodput, kEffectiveTimeToTrainS}) / 86400.0);
     case core::SweepObjective::TotalCost:
         return num("%.4g USD", number(p, {kTotalCostUsd}));
+    case core::SweepObjective::RunCost:
+        return num("%.4g USD for the run",
+                   number(p, {kEvaluation, kRunCost, kEffectiveRunCostUsd}));
     case core::SweepObjective::NetworkCapex:
         return num("%.4g USD", number(p, {kNetworkCapexUsd}));
     case core::SweepObjective::MemoryPeak:

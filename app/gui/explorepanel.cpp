@@ -229,8 +229,8 @@ QWidget* ExplorePanel::makeResults()
     m_objective = new QComboBox(box);
     // In core::SweepObjective's order.
     m_objective->addItems({tr("Iteration time"), tr("Time to train"),
-                           tr("Time to train with failures"), tr("Total cost"), tr("Network capex"),
-                           tr("Memory peak")});
+                           tr("Time to train with failures"), tr("Total cost"), tr("Run cost"),
+                           tr("Network capex"), tr("Memory peak")});
     Q_ASSERT(m_objective->count() == static_cast<int>(core::kSweepObjectives));
     connect(m_objective, &QComboBox::currentIndexChanged, this, &ExplorePanel::refreshTable);
     row->addWidget(m_objective);

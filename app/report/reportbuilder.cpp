@@ -301,6 +301,11 @@ ReportSection summarySection(const ReportInput& input)
             .arg(views::formatTimeSpan(e.goodput.effectiveTimeToTrainS),
                  views::formatPercent(e.goodput.ettr),
                  views::formatNumber(e.goodput.interruptionsPerDay, 1)));
+    if (e.runCost.priced)
+        add(QStringLiteral("Run cost with failures"),
+            QStringLiteral("%1 (%2 per GPU-hour)")
+                .arg(views::formatUsd(e.runCost.effectiveRunCostUsd),
+                     views::formatUsd(e.runCost.usdPerGpuHour)));
     add(QStringLiteral("Network capex"), views::formatUsd(e.networkCapexUsd));
     add(QStringLiteral("Network power"), views::formatPower(e.networkPowerW));
     add(QStringLiteral("Memory peak per GPU"),

@@ -133,6 +133,74 @@ std::vector<Figure> lineSystemFigures(const core::LineSystemSpec& l)
 
 } // namespace
 
+namespace {
+
+// What the run costs (evaluation/runcost.h): the cost per hour by part, the run's total with
+// and without failures, and the assumptions with their sources.
+void appendRunCost(ReportSection& section, const core::Evaluation& e,
+                   const core::EconomicsAssumptions& a, bool overridden)
+{
+    const core::RunCost& c = e.runCost;
+    const core::Goodput& g = e.goodput;
+    section.blocks.push_back(paragraph(
+        c.rented
+            ? QStringLiteral("What the run costs on a rented cluster: %1 per GPU-hour, %2 per "
+                             "hour for %3 GPUs, so %4 for the run with failures (%5 without).")
+                  .arg(views::formatUsd(c.usdPerGpuHour), views::formatUsd(c.usdPerHour),
+                       views::formatCount(e.gpus), views::formatUsd(c.effectiveRunCostUsd),
+                       views::formatUsd(c.runCostUsd))
+            : QStringLiteral("What the run costs on an owned cluster: the hardware (%1 of GPUs, "
+                             "servers and network) written off over %2 years, a colocation rate "
+                             "and the energy for %3 of IT load at a PUE of %4. The cluster "
+                             "costs %5 per hour (%6 per GPU-hour), so %7 for the run with "
+                             "failures (%8 without).")
+                  .arg(views::formatUsd(c.capexUsd), num(a.serviceLifeYears, 1),
+                       views::formatPower(c.itPowerW), num(a.pue, 2),
+                       views::formatUsd(c.usdPerHour), views::formatUsd(c.usdPerGpuHour),
+                       views::formatUsd(c.effectiveRunCostUsd), views::formatUsd(c.runCostUsd))));
+    if (!c.rented) {
+        ReportTable t;
+        t.caption = QStringLiteral("The cluster's cost per hour");
+        t.headers = {QStringLiteral("Part"), QStringLiteral("USD per hour"),
+                     QStringLiteral("Over the run with failures")};
+        t.rightAligned = {false, true, true};
+        const double hours = g.effectiveTimeToTrainS / 3600.0;
+        const std::pair<QString, double> parts[] = {
+            {QStringLiteral("Hardware over its service life"), c.ownershipUsdPerHour},
+            {QStringLiteral("Colocation"), c.facilityUsdPerHour},
+            {QStringLiteral("Energy"), c.energyUsdPerHour}};
+        for (const auto& [name, usd] : parts)
+            t.rows.append({name, views::formatUsd(usd), views::formatUsd(usd * hours)});
+        t.marks = QList<QList<CellMark>>(t.rows.size());
+        t.rows.append({QStringLiteral("Total"), views::formatUsd(c.usdPerHour),
+                       views::formatUsd(c.effectiveRunCostUsd)});
+        t.marks.append({CellMark::Strong, CellMark::Strong, CellMark::Strong});
+        section.blocks.push_back(tableBlock(t));
+    }
+    ReportBlock sources;
+    sources.kind = ReportBlock::Kind::Bullets;
+    const QString where =
+        overridden ? QStringLiteral(" (set in the scenario's catalog)") : QString();
+    if (c.rented)
+        sources.items = {QStringLiteral("Rental: %1 USD per GPU-hour%2 (%3).")
+                             .arg(num(a.rentalUsdPerGpuHour, 2), where, q(a.rentalSource))};
+    else
+        sources.items = {QStringLiteral("Service life: %1 years%2 (%3).")
+                             .arg(num(a.serviceLifeYears, 1), where, q(a.serviceLifeSource)),
+                         QStringLiteral("Server beyond the GPU: %1 USD per GPU (%2).")
+                             .arg(num(a.hostPriceUsdPerGpu, 0), q(a.hostPriceSource)),
+                         QStringLiteral("Server power: %1 x the GPUs' TDP at full load (%2).")
+                             .arg(num(a.serverPowerOverGpuTdp, 2), q(a.serverPowerSource)),
+                         QStringLiteral("Colocation: %1 USD per kW of IT load and month (%2).")
+                             .arg(num(a.facilityUsdPerKwMonth, 2), q(a.facilitySource)),
+                         QStringLiteral("PUE: %1 (%2).").arg(num(a.pue, 2), q(a.pueSource)),
+                         QStringLiteral("Electricity: %1 USD per kWh (%2).")
+                             .arg(num(a.electricityUsdPerKwh, 4), q(a.electricitySource))};
+    section.blocks.push_back(sources);
+}
+
+} // namespace
+
 ReportSection goodputSection(const ReportInput& input)
 {
     const core::Scenario& s = input.current.scenario;
@@ -221,6 +289,8 @@ ReportSection goodputSection(const ReportInput& input)
                             0),
                         num(dc.storageReadGBps > 0.0 ? dc.storageReadGBps : a.storageReadGBps, 0)));
     section.blocks.push_back(others);
+    if (catalog.economics && e.runCost.priced)
+        appendRunCost(section, e, *catalog.economics, s.catalogOverrides.economics.has_value());
     return section;
 }
 

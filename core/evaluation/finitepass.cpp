@@ -104,6 +104,11 @@ std::optional<std::string> firstNonFinite(const EvaluationContext& ctx)
                num(ev.networkPowerW) +
                " W is not finite: the bill of materials sums past the largest number; check "
                "price_usd and watts in the catalog";
+    if (!std::isfinite(ev.runCost.effectiveRunCostUsd) ||
+        !fitsInteger<std::int64_t>(ev.runCost.effectiveRunCostUsd))
+        return "the run's cost is " + num(ev.runCost.effectiveRunCostUsd) + " USD (" +
+               num(ev.runCost.usdPerHour) +
+               " USD per hour): check the catalog's economics, price_usd and watts";
     return std::nullopt;
 }
 

@@ -12,6 +12,7 @@
 #include "evaluation/iterationoverhead.h"
 #include "evaluation/loosesync.h"
 #include "evaluation/passes.h"
+#include "evaluation/runcost.h"
 #include "network/linktraffic.h"
 
 #include <algorithm>
@@ -140,6 +141,8 @@ void networkCostPass(EvaluationContext& ctx)
     ctx.ev.bom = t.bom();
     ctx.ev.networkCapexUsd = t.bomTotals().capexUsd;
     ctx.ev.networkPowerW = t.bomTotals().powerW;
+    ctx.ev.runCost = runCost(ctx.s, ctx.catalog, ctx.ev.networkCapexUsd, ctx.ev.networkPowerW,
+                             ctx.ev.timeToTrainS, ctx.ev.goodput.effectiveTimeToTrainS);
     if (ctx.options.warnings)
         ctx.ev.warnings.insert(ctx.ev.warnings.end(), t.bomWarnings().begin(),
                                t.bomWarnings().end());

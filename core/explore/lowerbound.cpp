@@ -264,8 +264,8 @@ BoundFilter::BoundFilter(const BoundFilterState& state)
 
 bool BoundFilter::prunable(const PointBounds& pt) const
 {
-    const double known[] = {pt.iterationTimeS, pt.timeToTrainS, pt.memoryPeakGib,
-                            pt.networkCapexUsd, pt.totalCostUsd};
+    const double known[] = {pt.iterationTimeS,  pt.timeToTrainS, pt.memoryPeakGib,
+                            pt.networkCapexUsd, pt.totalCostUsd, pt.runCostUsd};
     for (const double value : known)
         if (!std::isfinite(value))
             return false;
@@ -297,6 +297,11 @@ bool BoundFilter::prunable(const PointBounds& pt) const
             break;
         case SweepObjective::TotalCost:
             value = pt.totalCostUsd;
+            break;
+        case SweepObjective::RunCost:
+            // The cost per hour is known before evaluation; the hours are at least the
+            // failure-free time's.
+            value = pt.runCostUsd;
             break;
         case SweepObjective::NetworkCapex:
             value = pt.networkCapexUsd;

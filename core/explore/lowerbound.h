@@ -82,6 +82,7 @@ struct PointBounds
     double memoryPeakGib = 0.0;  // explore/memoryestimate.h
     double networkCapexUsd = 0.0;
     double totalCostUsd = 0.0;
+    double runCostUsd = 0.0; // the cost per hour (evaluation/runcost.h) x timeToTrainS
 };
 
 // Whether a point may still change a sweep's result. Prunable only when it can enter no Pareto

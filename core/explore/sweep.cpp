@@ -1,6 +1,7 @@
 #include "explore/sweep.h"
 
 #include "evaluation/costmodel.h"
+#include "evaluation/runcost.h"
 #include "explore/lowerbound.h"
 #include "explore/memoryestimate.h"
 #include "explore/spaceodometer.h"
@@ -305,6 +306,9 @@ public:
         sp.networkCapexUsd = capexUsd;
         sp.networkPowerW = powerW;
         sp.totalCostUsd = totalCostUsd(sc, capexUsd);
+        const Evaluation& e = sp.evaluation;
+        sp.evaluation.runCost = runCost(sc, m_catalog, capexUsd, powerW, e.timeToTrainS,
+                                        e.goodput.effectiveTimeToTrainS);
         sp.dataParallel = dataParallel(sc);
     }
 
@@ -395,8 +399,17 @@ public:
         if (m_hbmGibMax > 0.0 && memoryLbGib > m_hbmGibMax)
             return prune(PruneReason::Memory);
         const double timeLbS = iterationTimeLowerBoundS(sc, m_catalog);
-        PointBounds bounds{timeLbS, timeToTrainS(sc.workload, timeLbS), memoryLbGib,
-                           variant.networkCapexUsd, totalCostUsd(sc, variant.networkCapexUsd)};
+        const double trainLbS = timeToTrainS(sc.workload, timeLbS);
+        const double runCostLbUsd =
+            runCostPerHour(sc, m_catalog, variant.networkCapexUsd, variant.networkPowerW)
+                .usdPerHour *
+            trainLbS / 3600.0;
+        PointBounds bounds{timeLbS,
+                           trainLbS,
+                           memoryLbGib,
+                           variant.networkCapexUsd,
+                           totalCostUsd(sc, variant.networkCapexUsd),
+                           runCostLbUsd};
         if (filter.prunable(bounds))
             return prune(PruneReason::Bound);
         // Again once the memory pass has the exact peak, before the costly pipeline passes.
@@ -646,6 +659,8 @@ const char* toString(SweepObjective objective)
         return "effective_time_to_train";
     case SweepObjective::TotalCost:
         return "total_cost";
+    case SweepObjective::RunCost:
+        return "run_cost";
     case SweepObjective::NetworkCapex:
         return "network_capex";
     case SweepObjective::MemoryPeak:
@@ -667,6 +682,8 @@ double objectiveValue(SweepObjective objective, const SweepPoint& p)
         return p.evaluation.goodput.effectiveTimeToTrainS;
     case SweepObjective::TotalCost:
         return p.totalCostUsd;
+    case SweepObjective::RunCost:
+        return p.evaluation.runCost.effectiveRunCostUsd;
     case SweepObjective::NetworkCapex:
         return p.networkCapexUsd;
     case SweepObjective::MemoryPeak:

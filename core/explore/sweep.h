@@ -57,6 +57,9 @@ enum class SweepObjective
     // Time to train once interruptions, checkpoints and restarts are counted (Goodput).
     EffectiveTimeToTrain,
     TotalCost,
+    // What the effective run costs: the cluster's cost per hour times the effective time to
+    // train (RunCost::effectiveRunCostUsd).
+    RunCost,
     NetworkCapex,
     MemoryPeak,
     Count

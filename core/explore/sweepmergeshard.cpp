@@ -13,7 +13,7 @@ std::optional<MergePoint> readPoint(const Reporter& r, const json& p, const std:
     const std::optional<std::uint64_t> index = r.count(p, pointer, kIndex);
     const json* ev = r.object(p, pointer, kEvaluation);
     const std::string evPointer = childPointer(pointer, kEvaluation);
-    std::optional<double> time, train, effective, memory;
+    std::optional<double> time, train, effective, runCost, memory;
     if (ev) {
         time = r.figure(*ev, evPointer, evalkeys::kIterationTimeS);
         train = r.figure(*ev, evPointer, evalkeys::kTimeToTrainS);
@@ -21,16 +21,20 @@ std::optional<MergePoint> readPoint(const Reporter& r, const json& p, const std:
         if (const json* g = r.object(*ev, evPointer, evalkeys::kGoodput))
             effective = r.figure(*g, childPointer(evPointer, evalkeys::kGoodput),
                                  evalkeys::kEffectiveTimeToTrainS);
+        if (const json* c = r.object(*ev, evPointer, evalkeys::kRunCost))
+            runCost = r.figure(*c, childPointer(evPointer, evalkeys::kRunCost),
+                               evalkeys::kEffectiveRunCostUsd);
     }
     const std::optional<double> capex = r.figure(p, pointer, evalkeys::kNetworkCapexUsd);
     const std::optional<double> cost = r.figure(p, pointer, kTotalCostUsd);
-    if (!index || !time || !train || !effective || !memory || !capex || !cost)
+    if (!index || !time || !train || !effective || !runCost || !memory || !capex || !cost)
         return std::nullopt;
     static thread_local SweepPoint scratch; // only the figures below are read
     scratch.point.index = *index;
     scratch.evaluation.iterationTimeS = *time;
     scratch.evaluation.timeToTrainS = *train;
     scratch.evaluation.goodput.effectiveTimeToTrainS = *effective;
+    scratch.evaluation.runCost.effectiveRunCostUsd = *runCost;
     scratch.evaluation.memoryPeakGib = *memory;
     scratch.networkCapexUsd = *capex;
     scratch.totalCostUsd = *cost;

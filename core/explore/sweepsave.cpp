@@ -18,6 +18,7 @@ namespace {
 using OJson = nlohmann::ordered_json;
 
 // A point's figures are the evaluation's keys; the rest are the sweep's (sweepkeys.h).
+using evalkeys::kEffectiveRunCostUsd;
 using evalkeys::kEffectiveTimeToTrainS;
 using evalkeys::kIterationTimeS;
 using evalkeys::kMemoryPeakGib;
@@ -75,6 +76,7 @@ OJson pointJson(const SweepPoint& p)
     j[kIterationTimeS] = e.iterationTimeS;
     j[kTimeToTrainS] = e.timeToTrainS;
     j[kEffectiveTimeToTrainS] = e.goodput.effectiveTimeToTrainS;
+    j[kEffectiveRunCostUsd] = e.runCost.effectiveRunCostUsd;
     j[kMemoryPeakGib] = e.memoryPeakGib;
     j[kMfu] = e.mfu;
     j[kNetworkCapexUsd] = p.networkCapexUsd;
@@ -147,6 +149,10 @@ void readPoints(ObjectReader& r, const char* key, const SpaceOdometer& odometer,
         e.goodput.effectiveTimeToTrainS = std::numeric_limits<double>::quiet_NaN();
         if (o.find(kEffectiveTimeToTrainS, Need::Optional, ""))
             readFigure(o, kEffectiveTimeToTrainS, e.goodput.effectiveTimeToTrainS);
+        // Absent from documents saved before the run was priced: unknown (NaN).
+        e.runCost.effectiveRunCostUsd = std::numeric_limits<double>::quiet_NaN();
+        if (o.find(kEffectiveRunCostUsd, Need::Optional, ""))
+            readFigure(o, kEffectiveRunCostUsd, e.runCost.effectiveRunCostUsd);
         readFigure(o, kMemoryPeakGib, e.memoryPeakGib);
         readFigure(o, kMfu, e.mfu);
         readFigure(o, kNetworkCapexUsd, p.networkCapexUsd);

@@ -127,6 +127,24 @@ void readReliability(ObjectReader& r, ReliabilityAssumptions& a)
     });
 }
 
+void readEconomics(ObjectReader& r, EconomicsAssumptions& a)
+{
+    r.number(keys::kServiceLifeYears, a.serviceLifeYears, kReq, kServiceLifeYears);
+    r.string(keys::kServiceLifeSource, a.serviceLifeSource);
+    r.number(keys::kHostPriceUsdPerGpu, a.hostPriceUsdPerGpu, kReq, kPriceUsd);
+    r.string(keys::kHostPriceSource, a.hostPriceSource);
+    r.number(keys::kServerPowerOverGpuTdp, a.serverPowerOverGpuTdp, kReq, kServerPowerRatio);
+    r.string(keys::kServerPowerSource, a.serverPowerSource);
+    r.number(keys::kFacilityUsdPerKwMonth, a.facilityUsdPerKwMonth, kReq, kFacilityUsdPerKwMonth);
+    r.string(keys::kFacilitySource, a.facilitySource);
+    r.number(keys::kPue, a.pue, kReq, kPue);
+    r.string(keys::kPueSource, a.pueSource);
+    r.number(keys::kElectricityUsdPerKwh, a.electricityUsdPerKwh, kReq, kElectricityUsdPerKwh);
+    r.string(keys::kElectricitySource, a.electricitySource);
+    r.number(keys::kRentalUsdPerGpuHour, a.rentalUsdPerGpuHour, kOpt, kRentalUsdPerGpuHour);
+    r.string(keys::kRentalSource, a.rentalSource);
+}
+
 // Reads one array of entries; a name given twice in one list is an error (which would win?).
 template <typename T, typename F>
 void readEntries(ObjectReader& r, std::string_view key, std::vector<T>& out, F&& read)
@@ -160,6 +178,8 @@ void readCatalog(ObjectReader& r, Catalog& out)
     readEntries(r, keys::kLineSystems, out.lineSystems, readLineSystem);
     r.object(keys::kReliability, kOpt,
              [&](ObjectReader& o) { readReliability(o, out.reliability.emplace()); });
+    r.object(keys::kEconomics, kOpt,
+             [&](ObjectReader& o) { readEconomics(o, out.economics.emplace()); });
 }
 
 namespace {
@@ -254,6 +274,26 @@ Json catalogToJson(const Catalog& c)
                                      {keys::kCommunicatorInitS, a->communicatorInitS},
                                      {keys::kRestartSource, a->restartSource},
                                      {keys::kFailures, std::move(failures)}};
+    }
+    if (const std::optional<EconomicsAssumptions>& a = c.economics) {
+        Json e{{keys::kServiceLifeYears, a->serviceLifeYears},
+               {keys::kServiceLifeSource, a->serviceLifeSource},
+               {keys::kHostPriceUsdPerGpu, a->hostPriceUsdPerGpu},
+               {keys::kHostPriceSource, a->hostPriceSource},
+               {keys::kServerPowerOverGpuTdp, a->serverPowerOverGpuTdp},
+               {keys::kServerPowerSource, a->serverPowerSource},
+               {keys::kFacilityUsdPerKwMonth, a->facilityUsdPerKwMonth},
+               {keys::kFacilitySource, a->facilitySource},
+               {keys::kPue, a->pue},
+               {keys::kPueSource, a->pueSource},
+               {keys::kElectricityUsdPerKwh, a->electricityUsdPerKwh},
+               {keys::kElectricitySource, a->electricitySource}};
+        // The rental rate only when set (unset: the owned cluster is priced).
+        if (a->rentalUsdPerGpuHour > 0.0) {
+            e[keys::kRentalUsdPerGpuHour] = a->rentalUsdPerGpuHour;
+            e[keys::kRentalSource] = a->rentalSource;
+        }
+        j[keys::kEconomics] = std::move(e);
     }
     return j;
 }

@@ -41,6 +41,8 @@ const std::vector<Column>& columns()
             c.push_back({key, at({kBreakdown, key})});
         for (const char* key : {kEttr, kEffectiveTimeToTrainS, kInterruptionsPerDay})
             c.push_back({std::string(kGoodput) + "_" + key, at({kGoodput, key})});
+        for (const char* key : {kUsdPerGpuHour, kEffectiveRunCostUsd})
+            c.push_back({std::string(kRunCost) + "_" + key, at({kRunCost, key})});
         for (const char* key : {kSyncScheme, kOuterExposedS, kComputeMultiplier})
             c.push_back(
                 {std::string(kDatacenterSyncResult) + "_" + key, at({kDatacenterSyncResult, key})});

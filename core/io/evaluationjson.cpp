@@ -95,6 +95,21 @@ json goodputJson(const Goodput& g)
             {kStalledShare, g.stalledShare}};
 }
 
+json runCostJson(const RunCost& c)
+{
+    return {{kPriced, c.priced},
+            {kRented, c.rented},
+            {kCapexUsd, c.capexUsd},
+            {kItPowerW, c.itPowerW},
+            {kOwnershipUsdPerHour, c.ownershipUsdPerHour},
+            {kFacilityUsdPerHour, c.facilityUsdPerHour},
+            {kEnergyUsdPerHour, c.energyUsdPerHour},
+            {kUsdPerHour, c.usdPerHour},
+            {kUsdPerGpuHour, c.usdPerGpuHour},
+            {kRunCostUsd, c.runCostUsd},
+            {kEffectiveRunCostUsd, c.effectiveRunCostUsd}};
+}
+
 json datacenterSyncJson(const DatacenterSyncResult& d)
 {
     return {{kSyncScheme, toString(d.scheme)},        {kSyncReplicas, d.replicas},
@@ -134,6 +149,7 @@ json evaluationToJson(const std::string& file, const Evaluation& ev)
             {kGpuHours, ev.gpuHoursToTrain},
             {kDatacenterSyncResult, datacenterSyncJson(ev.datacenterSync)},
             {kGoodput, goodputJson(ev.goodput)},
+            {kRunCost, runCostJson(ev.runCost)},
             {kGpus, ev.gpus},
             {kWarnings, warnings},
             {kAssumptions, ev.assumptions}};

@@ -35,6 +35,7 @@ inline constexpr const char* kGpuHours = "gpu_hours";
 inline constexpr const char* kGpus = "gpus";
 inline constexpr const char* kGoodput = "goodput";
 inline constexpr const char* kDatacenterSyncResult = "datacenter_sync";
+inline constexpr const char* kRunCost = "run_cost";
 inline constexpr const char* kWarnings = "warnings";
 inline constexpr const char* kAssumptions = "assumptions";
 
@@ -55,6 +56,19 @@ inline constexpr const char* kRestartsS = "restarts_s";
 inline constexpr const char* kLostWorkS = "lost_work_s";
 inline constexpr const char* kConvergenceS = "convergence_s";
 inline constexpr const char* kStalledShare = "stalled_share";
+
+// run_cost
+inline constexpr const char* kPriced = "priced";
+inline constexpr const char* kRented = "rented";
+// kCapexUsd ("capex_usd", as a bill-of-materials item's)
+inline constexpr const char* kItPowerW = "it_power_w";
+inline constexpr const char* kOwnershipUsdPerHour = "ownership_usd_per_hour";
+inline constexpr const char* kFacilityUsdPerHour = "facility_usd_per_hour";
+inline constexpr const char* kEnergyUsdPerHour = "energy_usd_per_hour";
+inline constexpr const char* kUsdPerHour = "usd_per_hour";
+inline constexpr const char* kUsdPerGpuHour = "usd_per_gpu_hour";
+inline constexpr const char* kRunCostUsd = "run_cost_usd";
+inline constexpr const char* kEffectiveRunCostUsd = "effective_run_cost_usd";
 
 // datacenter_sync
 inline constexpr const char* kSyncScheme = "scheme";

@@ -67,13 +67,16 @@ Catalog Catalog::mergedWith(const Catalog& overrides) const
     mergeByName(merged.lineSystems, overrides.lineSystems);
     if (overrides.reliability)
         merged.reliability = overrides.reliability;
+    if (overrides.economics)
+        merged.economics = overrides.economics;
     return merged;
 }
 
 bool Catalog::empty() const
 {
     return accelerators.empty() && nics.empty() && switches.empty() && optics.empty() &&
-           lineSystems.empty() && !reliability;
+           lineSystems.empty() && !reliability &&
+           !economics;
 }
 
 const char* toString(OpticReach reach)

@@ -3,6 +3,7 @@
 // extend any entry by name. Every figure carries a `source`; prices are editable assumptions.
 #pragma once
 
+#include "model/economics.h"
 #include "model/reliability.h"
 
 #include <optional>
@@ -146,6 +147,9 @@ struct Catalog
     // Failure rates, checkpoint and restart figures (evaluation/goodput.h). A scenario's
     // override replaces the built-in one whole; none: no failures are counted.
     std::optional<ReliabilityAssumptions> reliability;
+    // What an hour of the cluster costs (evaluation/runcost.h). A scenario's override replaces
+    // the built-in one whole; none: the run is not priced.
+    std::optional<EconomicsAssumptions> economics;
 
     const AcceleratorSpec* accelerator(const std::string& name) const;
     const NicSpec* nic(const std::string& name) const;
@@ -154,7 +158,7 @@ struct Catalog
     const LineSystemSpec* lineSystem(const std::string& name) const;
 
     // Entries of `overrides` replace entries of the same name, the rest are appended; its
-    // reliability, when it has one, replaces this one.
+    // reliability and economics, when it has them, replace this one's.
     Catalog mergedWith(const Catalog& overrides) const;
     bool empty() const;
 

@@ -262,6 +262,24 @@ struct Goodput
     double lostWorkS = 0.0;
 };
 
+// What the run costs (evaluation/runcost.h, model/economics.h): the cluster's cost per hour
+// while the run holds it, times the run's wall time. Zero throughout when the catalog has no
+// economics assumptions (`priced` false).
+struct RunCost
+{
+    bool priced = false;
+    bool rented = false;              // a rental rate per GPU-hour, not the owned cluster
+    double capexUsd = 0.0;            // GPUs, their servers and the network
+    double itPowerW = 0.0;            // servers at full load and the network
+    double ownershipUsdPerHour = 0.0; // the capex over its service life
+    double facilityUsdPerHour = 0.0;  // colocation per kW of IT load
+    double energyUsdPerHour = 0.0;    // IT power x PUE x the electricity price
+    double usdPerHour = 0.0;          // the three, or the rental rate x GPUs
+    double usdPerGpuHour = 0.0;
+    double runCostUsd = 0.0;          // over the failure-free time to train
+    double effectiveRunCostUsd = 0.0; // over the effective time to train (Goodput)
+};
+
 struct Evaluation
 {
     bool ok = false; // false: the scenario could not be evaluated (see warnings)
@@ -286,6 +304,7 @@ struct Evaluation
     double gpuHoursToTrain = 0.0;
     DatacenterSyncResult datacenterSync;
     Goodput goodput;
+    RunCost runCost; // needs the bill of materials (EvaluateOptions::billOfMaterials)
     std::int64_t gpus = 0;
     std::vector<TimelineBlock> timeline; // one representative pipeline
     std::vector<Warning> warnings;

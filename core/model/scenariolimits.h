@@ -149,6 +149,20 @@ inline constexpr NumberLimit kDatacenterStorageGBps{
 inline constexpr NumberLimit kBytesPerParam{0.0, 1'000.0, true, "a number in (0, 1000]"};
 inline constexpr NumberLimit kRestartS{0.0, 1e6, false, "a number of seconds in [0, 1e6]"};
 inline constexpr IntLimit kGpusPerHost{1, 1'024, "an integer in 1..1024"};
+// Economics (model/economics.h). Hardware lasts a quarter to 30 years; a server costs up to
+// 1e9 USD per GPU (kPriceUsd); at full load it draws 1 to 10x its GPUs' TDP; a PUE of 1 (no
+// overhead) to 5; energy up to 10 USD/kWh (30x Hawaii's 2023 industrial rate); colocation up to
+// 10,000 USD per kW-month (50x 2024's wholesale rate); a rented GPU up to 1,000 USD an hour.
+inline constexpr NumberLimit kServiceLifeYears{0.25, 30.0, false,
+                                               "a number of years in [0.25, 30]"};
+inline constexpr NumberLimit kServerPowerRatio{1.0, 10.0, false, "a number in [1, 10]"};
+inline constexpr NumberLimit kFacilityUsdPerKwMonth{0.0, 10'000.0, false,
+                                                    "a number of USD per kW-month in [0, 10000]"};
+inline constexpr NumberLimit kPue{1.0, 5.0, false, "a number in [1, 5]"};
+inline constexpr NumberLimit kElectricityUsdPerKwh{0.0, 10.0, false,
+                                                   "a number of USD per kWh in [0, 10]"};
+inline constexpr NumberLimit kRentalUsdPerGpuHour{0.0, 1'000.0, false,
+                                                  "a number of USD per GPU-hour in [0, 1000]"};
 // An optic's reach: 0 (unknown) to half the Earth's circumference, in metres.
 inline constexpr NumberLimit kReachM{0.0, 20'000'000.0, false, "a number of metres in [0, 2e7]"};
 
