@@ -94,6 +94,7 @@ private slots:
     void linkNcclSettingsEmitLinks();
     void linkLatencyIsTheModels();
     void datacenterStorageEmitsDatacenters();
+    void datacenterSiteEmitsDatacenters();
     void podEditAcrossDatacentersAdaptsPlacement();
     void podEditThatBreaksTheBatchLetsTheBatchFollow();
     void warningsShowButDoNotBlock();
@@ -268,6 +269,27 @@ void TestPropertyEditor::linkDistanceEmitsLinks()
     // Out of range for the loader is out of range for the spin box.
     distance->setValue(1e9);
     QCOMPARE(distance->value(), 20'000.0);
+}
+
+void TestPropertyEditor::datacenterSiteEmitsDatacenters()
+{
+    // A building's energy price and PUE: 0 (the catalog's) until set, and an edit is that
+    // building's only, as one Datacenters intent.
+    m_editor->setSelection(Kind::Datacenter, {1});
+    views::DoubleField* price = m_editor->datacenterEditor()->electricityField();
+    views::DoubleField* pue = m_editor->datacenterEditor()->pueField();
+    QCOMPARE(price->value(), 0.0);
+    QCOMPARE(pue->value(), 0.0);
+    QVERIFY(rowOf(price) && rowOf(pue));
+    IntentSpies spies(m_editor.get());
+    price->setValue(0.045);
+    QCOMPARE(spies.total(), 1);
+    QCOMPARE(spies.datacenters.count(), 1);
+    const auto dcs = spies.datacenters.at(0).at(0).value<QList<core::Datacenter>>();
+    QCOMPARE(dcs.size(), 1);
+    QCOMPARE(dcs[0].id, m_scenario.topology.datacenters[1].id);
+    QCOMPARE(dcs[0].electricityUsdPerKwh, 0.045);
+    QCOMPARE(dcs[0].pue, 0.0); // the rest of the building is kept
 }
 
 void TestPropertyEditor::datacenterStorageEmitsDatacenters()

@@ -39,6 +39,7 @@ private slots:
     void aGpuHourIsPricedLikeAnOwnedCluster();
     void failuresCostTheirHours();
     void eachDatacenterPaysForItsOwnAccelerators();
+    void eachBuildingPaysItsOwnSite();
     void rentalReplacesOwnership();
     void withoutEconomicsTheRunIsNotPriced();
     void economicsRoundTripAndMalformedAreErrors();
@@ -142,6 +143,50 @@ void TestRunCost::eachDatacenterPaysForItsOwnAccelerators()
     QVERIFY(near(mixed.capexUsd - same.capexUsd, h200 * priceStep));
     QCOMPARE(mixed.itPowerW, same.itPowerW); // both 700 W
     QVERIFY(mixed.usdPerHour > same.usdPerHour);
+}
+
+void TestRunCost::eachBuildingPaysItsOwnSite()
+{
+    // Two buildings of 8,192 H100 each; the second in a region with cheaper energy, a worse
+    // PUE and cheaper colocation. Each pays its own rates on its IT load, the network's power
+    // shared in proportion to the servers'; the hardware is unchanged.
+    core::Scenario s = loadPreset("llama3-405b-two-buildings.json");
+    const core::Catalog catalog = core::effectiveCatalog(s);
+    const double networkW = 2e6;
+    const core::RunCost same = core::runCostPerHour(s, catalog, 1e8, networkW);
+    core::Datacenter& b = s.topology.datacenters[1];
+    b.electricityUsdPerKwh = 0.04;
+    b.pue = 1.4;
+    b.facilityUsdPerKwMonth = 120.0;
+    const core::RunCost sited = core::runCostPerHour(s, catalog, 1e8, networkW);
+    QCOMPARE(sited.ownershipUsdPerHour, same.ownershipUsdPerHour);
+    QCOMPARE(sited.itPowerW, same.itPowerW);
+    const std::vector<std::int64_t> placed = core::placedGpusPerDatacenter(s);
+    const core::EconomicsAssumptions& a = economics();
+    const double serverW = 700.0 * a.serverPowerOverGpuTdp;
+    const double aKw =
+        (static_cast<double>(placed[0]) * serverW +
+         networkW * static_cast<double>(placed[0]) / static_cast<double>(placed[0] + placed[1])) /
+        1000.0;
+    const double bKw = sited.itPowerW / 1000.0 - aKw;
+    QVERIFY(near(sited.energyUsdPerHour, aKw * a.pue * a.electricityUsdPerKwh + bKw * 1.4 * 0.04));
+    QVERIFY(near(sited.facilityUsdPerHour,
+                 (aKw * a.facilityUsdPerKwMonth + bKw * 120.0) * 12.0 / core::kHoursPerYear));
+    QVERIFY(sited.usdPerHour < same.usdPerHour);
+    // The building's figures are saved with it; an impossible PUE is refused with its pointer.
+    const core::LoadResult back = core::parseScenario(core::serializeScenario(s), "sited.json");
+    QVERIFY(back.ok());
+    QCOMPARE(back.scenario->topology.datacenters[1].pue, 1.4);
+    QCOMPARE(back.scenario->topology.datacenters[1].electricityUsdPerKwh, 0.04);
+    QCOMPARE(back.scenario->topology.datacenters[1].facilityUsdPerKwMonth, 120.0);
+    QCOMPARE(back.scenario->topology.datacenters[0].pue, 0.0);
+    b.pue = 0.8;
+    const core::LoadResult bad = core::parseScenario(core::serializeScenario(s), "bad.json");
+    QVERIFY(!bad.ok());
+    bool named = false;
+    for (const auto& d : bad.errors)
+        named = named || d.toString().find("/topology/datacenters/1/pue") != std::string::npos;
+    QVERIFY(named);
 }
 
 void TestRunCost::rentalReplacesOwnership()

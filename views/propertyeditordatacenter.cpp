@@ -26,6 +26,7 @@ DatacenterEditor::DatacenterEditor(EditSink* sink, QWidget* parent)
     buildGeneral();
     buildFabric();
     buildStorage();
+    buildSite();
     buildPods();
 }
 
@@ -142,6 +143,36 @@ void DatacenterEditor::buildStorage()
           tr("Bandwidth at which a restart reads the building's share back; 0 takes the "
              "catalog's."),
           &core::Datacenter::storageReadGBps);
+}
+
+void DatacenterEditor::buildSite()
+{
+    QFormLayout* form = addSection(tr("Site (run cost; 0 = the catalog's)"));
+    const auto field = [&](DoubleField*& edit, FieldRow*& row, double max, int decimals,
+                           const QString& suffix, const QString& label, const QString& tip,
+                           double core::Datacenter::*member) {
+        edit = new DoubleField(0.0, max, decimals);
+        edit->setSuffix(suffix);
+        row = addField(form, label, edit, tip);
+        connect(edit, &DoubleField::committed, this, [this, row, member](double v) {
+            editDatacenters(row, [&](core::Datacenter& dc) { dc.*member = v; });
+        });
+    };
+    field(m_electricity, m_electricityRow, 10.0, 4, tr(" USD/kWh"),
+          tr("Energy price"),
+          tr("What the building pays for energy; 0 takes the catalog's (EIA's 2023 U.S. "
+             "industrial average, 8.06 cents). Regions differ: 5.75 cents in New Mexico, 18.64 "
+             "in California."),
+          &core::Datacenter::electricityUsdPerKwh);
+    field(m_pue, m_pueRow, 5.0, 2, QString(), tr("PUE"),
+          tr("Power usage effectiveness: the facility's power over its IT load, 1 or more; 0 "
+             "takes the catalog's (1.10, Google's fleet)."),
+          &core::Datacenter::pue);
+    field(m_facility, m_facilityRow, 10'000.0, 2, tr(" USD/kW-month"),
+          tr("Colocation"),
+          tr("The building's rate per kW of IT load and month, energy apart; 0 takes the "
+             "catalog's (CBRE, North American primary markets, H2 2024)."),
+          &core::Datacenter::facilityUsdPerKwMonth);
 }
 
 void DatacenterEditor::buildPods()
@@ -341,6 +372,14 @@ void DatacenterEditor::loadValues()
     m_nicsPerGpu->load(commonValue(dcs, [](auto* dc) { return dc->fabric.nicsPerGpu; }));
     m_storageWrite->load(commonValue(dcs, [](auto* dc) { return dc->storageWriteGBps; }));
     m_storageRead->load(commonValue(dcs, [](auto* dc) { return dc->storageReadGBps; }));
+    m_electricity->load(commonValue(dcs, [](auto* dc) { return dc->electricityUsdPerKwh; }));
+    m_pue->load(commonValue(dcs, [](auto* dc) { return dc->pue; }));
+    m_facility->load(commonValue(dcs, [](auto* dc) { return dc->facilityUsdPerKwMonth; }));
+    m_electricityRow->setPointers(
+        datacenterPointers(s, m_dcIds, QStringLiteral("/electricity_usd_per_kwh")));
+    m_pueRow->setPointers(datacenterPointers(s, m_dcIds, QStringLiteral("/pue")));
+    m_facilityRow->setPointers(
+        datacenterPointers(s, m_dcIds, QStringLiteral("/facility_usd_per_kw_month")));
     m_storageWriteRow->setPointers(
         datacenterPointers(s, m_dcIds, QStringLiteral("/storage_write_GBps")));
     m_storageReadRow->setPointers(

@@ -23,6 +23,8 @@ public:
     ChoiceField* acceleratorField() const { return m_accelerator; }
     IntField* podCountField() const { return m_podCount; }
     DoubleField* storageWriteField() const { return m_storageWrite; }
+    DoubleField* electricityField() const { return m_electricity; }
+    DoubleField* pueField() const { return m_pue; }
 
 protected:
     void loadValues() override;
@@ -31,6 +33,7 @@ private:
     void buildGeneral();
     void buildFabric();
     void buildStorage();
+    void buildSite();
     void buildPods();
     void editDatacenters(FieldRow* row, const std::function<void(core::Datacenter&)>& apply);
     void editPods(FieldRow* row, const std::function<void(core::Pod&)>& apply);
@@ -70,6 +73,12 @@ private:
     DoubleField* m_storageWrite = nullptr;
     FieldRow* m_storageWriteRow = nullptr;
     DoubleField* m_storageRead = nullptr;
+    DoubleField* m_electricity = nullptr;
+    FieldRow* m_electricityRow = nullptr;
+    DoubleField* m_pue = nullptr;
+    FieldRow* m_pueRow = nullptr;
+    DoubleField* m_facility = nullptr;
+    FieldRow* m_facilityRow = nullptr;
     FieldRow* m_storageReadRow = nullptr;
 
     QFormLayout* m_podForm = nullptr;

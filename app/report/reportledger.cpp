@@ -137,11 +137,15 @@ namespace {
 
 // What the run costs (evaluation/runcost.h): the cost per hour by part, the run's total with
 // and without failures, and the assumptions with their sources.
-void appendRunCost(ReportSection& section, const core::Evaluation& e,
+void appendRunCost(ReportSection& section, const core::Scenario& s, const core::Evaluation& e,
                    const core::EconomicsAssumptions& a, bool overridden)
 {
     const core::RunCost& c = e.runCost;
     const core::Goodput& g = e.goodput;
+    bool ownSite = false;
+    for (const core::Datacenter& dc : s.topology.datacenters)
+        ownSite = ownSite || dc.electricityUsdPerKwh > 0.0 || dc.pue > 0.0 ||
+                  dc.facilityUsdPerKwMonth > 0.0;
     section.blocks.push_back(paragraph(
         c.rented
             ? QStringLiteral("What the run costs on a rented cluster: %1 per GPU-hour, %2 per "
@@ -151,11 +155,13 @@ void appendRunCost(ReportSection& section, const core::Evaluation& e,
                        views::formatUsd(c.runCostUsd))
             : QStringLiteral("What the run costs on an owned cluster: the hardware (%1 of GPUs, "
                              "servers and network) written off over %2 years, a colocation rate "
-                             "and the energy for %3 of IT load at a PUE of %4. The cluster "
+                             "and the energy for %3 of IT load at %4. The cluster "
                              "costs %5 per hour (%6 per GPU-hour), so %7 for the run with "
                              "failures (%8 without).")
                   .arg(views::formatUsd(c.capexUsd), num(a.serviceLifeYears, 1),
-                       views::formatPower(c.itPowerW), num(a.pue, 2),
+                       views::formatPower(c.itPowerW),
+                       ownSite ? QStringLiteral("each building's PUE and energy price (below)")
+                               : QStringLiteral("a PUE of %1").arg(num(a.pue, 2)),
                        views::formatUsd(c.usdPerHour), views::formatUsd(c.usdPerGpuHour),
                        views::formatUsd(c.effectiveRunCostUsd), views::formatUsd(c.runCostUsd))));
     if (!c.rented) {
@@ -196,6 +202,22 @@ void appendRunCost(ReportSection& section, const core::Evaluation& e,
                          QStringLiteral("PUE: %1 (%2).").arg(num(a.pue, 2), q(a.pueSource)),
                          QStringLiteral("Electricity: %1 USD per kWh (%2).")
                              .arg(num(a.electricityUsdPerKwh, 4), q(a.electricitySource))};
+    // A building's own site figures replace the catalog's for that building (set in the
+    // scenario).
+    if (!c.rented && ownSite)
+        for (const core::Datacenter& dc : s.topology.datacenters)
+            if (dc.electricityUsdPerKwh > 0.0 || dc.pue > 0.0 || dc.facilityUsdPerKwMonth > 0.0)
+                sources.items.append(
+                    QStringLiteral("Site of %1 (set in the scenario): %2 USD per kWh, a PUE of "
+                                   "%3, %4 USD per kW-month of colocation.")
+                        .arg(q(dc.name),
+                             num(dc.electricityUsdPerKwh > 0.0 ? dc.electricityUsdPerKwh
+                                                               : a.electricityUsdPerKwh,
+                                 4),
+                             num(dc.pue > 0.0 ? dc.pue : a.pue, 2),
+                             num(dc.facilityUsdPerKwMonth > 0.0 ? dc.facilityUsdPerKwMonth
+                                                                : a.facilityUsdPerKwMonth,
+                                 2)));
     section.blocks.push_back(sources);
 }
 
@@ -290,7 +312,7 @@ ReportSection goodputSection(const ReportInput& input)
                         num(dc.storageReadGBps > 0.0 ? dc.storageReadGBps : a.storageReadGBps, 0)));
     section.blocks.push_back(others);
     if (catalog.economics && e.runCost.priced)
-        appendRunCost(section, e, *catalog.economics, s.catalogOverrides.economics.has_value());
+        appendRunCost(section, s, e, *catalog.economics, s.catalogOverrides.economics.has_value());
     return section;
 }
 

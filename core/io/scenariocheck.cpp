@@ -106,6 +106,15 @@ void checkDatacenters(DiagnosticSink& sink, const Topology& t, const Catalog& ca
         checkFabric(sink, ptr + "/fabric", dc.fabric, catalog);
         checkNumber(sink, ptr + "/storage_write_GBps", dc.storageWriteGBps, kDatacenterStorageGBps);
         checkNumber(sink, ptr + "/storage_read_GBps", dc.storageReadGBps, kDatacenterStorageGBps);
+        checkNumber(sink, ptr + "/electricity_usd_per_kwh", dc.electricityUsdPerKwh,
+                    kDatacenterElectricityUsdPerKwh);
+        checkNumber(sink, ptr + "/pue", dc.pue, kDatacenterPue);
+        // A facility never draws less than its IT load: a PUE is 1 or more (0: the catalog's).
+        if (dc.pue > 0.0 && dc.pue < 1.0)
+            sink.error(ptr + "/pue", "expected " + std::string(kDatacenterPue.expected) + ", got " +
+                                         formatNumber(dc.pue));
+        checkNumber(sink, ptr + "/facility_usd_per_kw_month", dc.facilityUsdPerKwMonth,
+                    kDatacenterFacilityUsdPerKwMonth);
         if (dc.pods.empty())
             sink.error(ptr + "/pods", "expected at least one pod, got none");
         IdSet podIds("pod");

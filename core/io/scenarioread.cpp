@@ -61,6 +61,11 @@ void readDatacenter(ObjectReader& r, Datacenter& dc)
     r.objects(keys::kPods, kReq, [&](ObjectReader& p) { readPod(p, dc.pods.emplace_back()); });
     r.number(keys::kStorageWriteGBps, dc.storageWriteGBps, kOpt, kDatacenterStorageGBps.expected);
     r.number(keys::kStorageReadGBps, dc.storageReadGBps, kOpt, kDatacenterStorageGBps.expected);
+    r.number(keys::kElectricityUsdPerKwh, dc.electricityUsdPerKwh, kOpt,
+             kDatacenterElectricityUsdPerKwh.expected);
+    r.number(keys::kPue, dc.pue, kOpt, kDatacenterPue.expected);
+    r.number(keys::kFacilityUsdPerKwMonth, dc.facilityUsdPerKwMonth, kOpt,
+             kDatacenterFacilityUsdPerKwMonth.expected);
 }
 
 void readNccl(ObjectReader& r, NcclSettings& nccl)

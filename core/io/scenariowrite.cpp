@@ -49,6 +49,12 @@ Json toJson(const Datacenter& dc)
         j[keys::kStorageWriteGBps] = dc.storageWriteGBps;
     if (dc.storageReadGBps > 0.0)
         j[keys::kStorageReadGBps] = dc.storageReadGBps;
+    if (dc.electricityUsdPerKwh > 0.0)
+        j[keys::kElectricityUsdPerKwh] = dc.electricityUsdPerKwh;
+    if (dc.pue > 0.0)
+        j[keys::kPue] = dc.pue;
+    if (dc.facilityUsdPerKwMonth > 0.0)
+        j[keys::kFacilityUsdPerKwMonth] = dc.facilityUsdPerKwMonth;
     return j;
 }
 

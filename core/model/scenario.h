@@ -78,6 +78,11 @@ struct Datacenter
     // 0 takes the catalog's `reliability` default.
     double storageWriteGBps = 0.0;
     double storageReadGBps = 0.0;
+    // The building's site (evaluation/runcost.cpp): its energy price, PUE and colocation rate,
+    // which differ between the regions of a plan; 0 takes the catalog's `economics` default.
+    double electricityUsdPerKwh = 0.0;
+    double pue = 0.0;
+    double facilityUsdPerKwMonth = 0.0;
 
     bool operator==(const Datacenter&) const = default;
 };

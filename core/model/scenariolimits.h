@@ -163,6 +163,13 @@ inline constexpr NumberLimit kElectricityUsdPerKwh{0.0, 10.0, false,
                                                    "a number of USD per kWh in [0, 10]"};
 inline constexpr NumberLimit kRentalUsdPerGpuHour{0.0, 1'000.0, false,
                                                   "a number of USD per GPU-hour in [0, 1000]"};
+// A datacenter's own site figures: 0 takes the catalog's (a PUE in (0, 1) is refused apart).
+inline constexpr NumberLimit kDatacenterElectricityUsdPerKwh{
+    0.0, 10.0, false, "a number of USD per kWh in [0, 10] (0: the catalog's)"};
+inline constexpr NumberLimit kDatacenterPue{0.0, 5.0, false,
+                                            "a number in [1, 5], or 0 for the catalog's"};
+inline constexpr NumberLimit kDatacenterFacilityUsdPerKwMonth{
+    0.0, 10'000.0, false, "a number of USD per kW-month in [0, 10000] (0: the catalog's)"};
 // An optic's reach: 0 (unknown) to half the Earth's circumference, in metres.
 inline constexpr NumberLimit kReachM{0.0, 20'000'000.0, false, "a number of metres in [0, 2e7]"};
 
