@@ -23,6 +23,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <cmath>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -325,6 +326,22 @@ private slots:
         for (std::size_t i = 0; i < r.topBy[effective].size(); ++i)
             QCOMPARE(saved->topBy[effective][i].evaluation.goodput.effectiveTimeToTrainS,
                      r.topBy[effective][i].evaluation.goodput.effectiveTimeToTrainS);
+        const auto cost = static_cast<std::size_t>(SweepObjective::RunCost);
+        QVERIFY(!r.topBy[cost].empty());
+        for (std::size_t i = 0; i < r.topBy[cost].size(); ++i)
+            QCOMPARE(saved->topBy[cost][i].evaluation.runCost.effectiveRunCostUsd,
+                     r.topBy[cost][i].evaluation.runCost.effectiveRunCostUsd);
+        // A document saved before the run was priced: its points' run cost is unknown, not 0.
+        nlohmann::json unpriced = nlohmann::json::parse(text);
+        for (auto& [name, list] : unpriced["top_by_objective"].items())
+            for (auto& p : list)
+                p.erase("effective_run_cost_usd");
+        unpriced["top_by_objective"].erase("run_cost");
+        DiagnosticSink oldSink("old.json");
+        const std::optional<SavedSweep> old = readSavedSweep(unpriced.dump(), base, oldSink);
+        QVERIFY(old);
+        QVERIFY(old->topBy[cost].empty());
+        QVERIFY(std::isnan(old->topBy[effective].front().evaluation.runCost.effectiveRunCostUsd));
         // Written again, the same text.
         SweepResult again = r;
         QCOMPARE(savedSweepToJson(saved->space, r).dump(), savedSweepToJson(space, again).dump());
