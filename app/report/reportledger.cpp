@@ -135,6 +135,12 @@ std::vector<Figure> lineSystemFigures(const core::LineSystemSpec& l)
 
 namespace {
 
+// The building sets its own energy price, PUE or colocation rate (0: the catalog's).
+bool hasOwnSite(const core::Datacenter& dc)
+{
+    return dc.electricityUsdPerKwh > 0.0 || dc.pue > 0.0 || dc.facilityUsdPerKwMonth > 0.0;
+}
+
 // What the run costs (evaluation/runcost.h): the cost per hour by part, the run's total with
 // and without failures, and the assumptions with their sources.
 void appendRunCost(ReportSection& section, const core::Scenario& s, const core::Evaluation& e,
@@ -142,10 +148,8 @@ void appendRunCost(ReportSection& section, const core::Scenario& s, const core::
 {
     const core::RunCost& c = e.runCost;
     const core::Goodput& g = e.goodput;
-    bool ownSite = false;
-    for (const core::Datacenter& dc : s.topology.datacenters)
-        ownSite = ownSite || dc.electricityUsdPerKwh > 0.0 || dc.pue > 0.0 ||
-                  dc.facilityUsdPerKwMonth > 0.0;
+    const bool ownSite =
+        std::any_of(s.topology.datacenters.begin(), s.topology.datacenters.end(), hasOwnSite);
     section.blocks.push_back(paragraph(
         c.rented
             ? QStringLiteral("What the run costs on a rented cluster: %1 per GPU-hour, %2 per "
@@ -204,9 +208,9 @@ void appendRunCost(ReportSection& section, const core::Scenario& s, const core::
                              .arg(num(a.electricityUsdPerKwh, 4), q(a.electricitySource))};
     // A building's own site figures replace the catalog's for that building (set in the
     // scenario).
-    if (!c.rented && ownSite)
+    if (!c.rented)
         for (const core::Datacenter& dc : s.topology.datacenters)
-            if (dc.electricityUsdPerKwh > 0.0 || dc.pue > 0.0 || dc.facilityUsdPerKwMonth > 0.0)
+            if (hasOwnSite(dc))
                 sources.items.append(
                     QStringLiteral("Site of %1 (set in the scenario): %2 USD per kWh, a PUE of "
                                    "%3, %4 USD per kW-month of colocation.")
