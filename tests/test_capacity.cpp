@@ -94,8 +94,8 @@ void TestCapacity::dciLinksConserveCapacity()
             // simulator; the data-parallel collectives share it through evaluation/datacost.cpp.
             const PlacementAnalysis pl = analyzePlacement(s, effectiveCatalog(s));
             const bool dpCrosses = pl.dp.crossesDci() || pl.expertDp.crossesDci();
-            const bool collectivesCross = dpCrosses || pl.tp.crossesDci() ||
-                                          pl.cp.crossesDci() || pl.ep.crossesDci();
+            const bool collectivesCross =
+                dpCrosses || pl.tp.crossesDci() || pl.cp.crossesDci() || pl.ep.crossesDci();
             const QString why =
                 QStringLiteral("link %1: %2 bytes one way need %3 s at %4 GB/s, iteration %5 s "
                                "(%6; dp comm %7 s, pp comm %8 s)")

@@ -130,8 +130,8 @@ void TestDataParallel::laterReadinessNeverExposesLess()
     for (double end : {2.0, 5.0, 8.0, 9.5, 9.9, 10.0}) {
         const DataParallelCost c = f.cost(f.pipe(10.0, end - 0.2, end));
         QVERIFY2(c.exposedS >= previous - 1e-12,
-                 qPrintable(QString("ready at %1 s: %2 s < %3 s").arg(end).arg(c.exposedS)
-                                .arg(previous)));
+                 qPrintable(
+                     QString("ready at %1 s: %2 s < %3 s").arg(end).arg(c.exposedS).arg(previous)));
         previous = c.exposedS;
     }
 }
@@ -159,9 +159,9 @@ void TestDataParallel::overlapOffExposesWhatTheDrainCannotHide()
     const double drain = 0.5 * atEnd.exposedS;
     const DataParallelCost early = f.cost(f.pipe(10.0, 10.0 - drain, 10.0 - drain));
     QVERIFY(atEnd.exposedS > 0.0);
-    QVERIFY2(std::abs(atEnd.exposedS - early.exposedS - drain) < 1e-9 * atEnd.exposedS + 1e-12,
-             qPrintable(QString("%1 - %2 vs %3").arg(atEnd.exposedS).arg(early.exposedS)
-                            .arg(drain)));
+    QVERIFY2(
+        std::abs(atEnd.exposedS - early.exposedS - drain) < 1e-9 * atEnd.exposedS + 1e-12,
+        qPrintable(QString("%1 - %2 vs %3").arg(atEnd.exposedS).arg(early.exposedS).arg(drain)));
 }
 
 void TestDataParallel::dciLinkSharedWithPipelineTransfers()

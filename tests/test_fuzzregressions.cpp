@@ -4,9 +4,9 @@
 #include "explore/sweep.h"
 #include "explore/sweepmerge.h"
 #include "explore/sweepsave.h"
-#include "model/scenariotemplates.h"
 #include "io/jsondocument.h"
 #include "io/scenarioio.h"
+#include "model/scenariotemplates.h"
 #include "validation/publishedruns.h"
 #include "validation/unpublishedknobs.h"
 

@@ -2,11 +2,11 @@
 // routes, the bill of materials and traffic per level. Placement is in test_network_placement.cpp.
 #include "test_network.h"
 
+#include "model/topologygraph.h"
 #include "network/bom.h"
 #include "network/dcimodel.h"
 #include "network/fabric.h"
 #include "network/linktraffic.h"
-#include "model/topologygraph.h"
 
 #include <QtTest>
 
@@ -162,7 +162,6 @@ void TestNetwork::mathisThroughput()
     QVERIFY(fuzzy(mathisThroughputGBps(1460.0, rtt, loss), expected));
     // 100x the loss: 10x less throughput.
     QVERIFY(fuzzy(mathisThroughputGBps(1460.0, rtt, loss * 100), expected / 10));
-
 }
 
 void TestNetwork::amplifiers_data()

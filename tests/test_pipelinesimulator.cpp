@@ -576,7 +576,7 @@ void TestPipelineSimulator::sharedResourceSerialises()
         std::vector<std::pair<double, double>> sends;
         for (const TimelineBlock& b : rt.timeline)
             if (b.kind == BlockKind::Send && b.stage < 2 && b.endS - b.startS > 0.0 &&
-               (b.stage == 0 || b.stage == 1) && b.startS < rt.makespanS)
+                (b.stage == 0 || b.stage == 1) && b.startS < rt.makespanS)
                 if (std::abs(b.endS - b.startS - t) < 1e-9)
                     sends.push_back({b.startS, b.endS});
         std::sort(sends.begin(), sends.end());
@@ -1059,7 +1059,7 @@ std::vector<int> chunkActivationPeaks(const PipelineSpec& spec)
             if (op.kind == PipelineOpKind::Forward)
                 peak = std::max(peak, ++held);
             else if (op.kind == PipelineOpKind::WeightGrad ||
-                    (op.kind == PipelineOpKind::Backward && op.fullBackward))
+                     (op.kind == PipelineOpKind::Backward && op.fullBackward))
                 --held;
         }
         peaks.push_back(peak);

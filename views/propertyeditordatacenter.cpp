@@ -158,8 +158,7 @@ void DatacenterEditor::buildSite()
             editDatacenters(row, [&](core::Datacenter& dc) { dc.*member = v; });
         });
     };
-    field(m_electricity, m_electricityRow, 10.0, 4, tr(" USD/kWh"),
-          tr("Energy price"),
+    field(m_electricity, m_electricityRow, 10.0, 4, tr(" USD/kWh"), tr("Energy price"),
           tr("What the building pays for energy; 0 takes the catalog's (EIA's 2023 U.S. "
              "industrial average, 8.06 cents). Regions differ: 5.75 cents in New Mexico, 18.64 "
              "in California."),
@@ -168,8 +167,7 @@ void DatacenterEditor::buildSite()
           tr("Power usage effectiveness: the facility's power over its IT load, 1 or more; 0 "
              "takes the catalog's (1.10, Google's fleet)."),
           &core::Datacenter::pue);
-    field(m_facility, m_facilityRow, 10'000.0, 2, tr(" USD/kW-month"),
-          tr("Colocation"),
+    field(m_facility, m_facilityRow, 10'000.0, 2, tr(" USD/kW-month"), tr("Colocation"),
           tr("The building's rate per kW of IT load and month, energy apart; 0 takes the "
              "catalog's (CBRE, North American primary markets, H2 2024)."),
           &core::Datacenter::facilityUsdPerKwMonth);

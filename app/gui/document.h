@@ -5,8 +5,8 @@
 #pragma once
 
 #include "changeevent.h"
-#include "model/scenario.h"
 #include "io/scenarioio.h"
+#include "model/scenario.h"
 
 #include <QObject>
 #include <QString>

@@ -4,8 +4,8 @@
 // evaluation already published for it.
 #pragma once
 
-#include "model/evaluation.h"
 #include "io/scenarioio.h"
+#include "model/evaluation.h"
 
 #include <QObject>
 

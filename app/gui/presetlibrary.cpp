@@ -73,7 +73,8 @@ QList<PresetLibrary::Preset> PresetLibrary::presets()
     // compiled into the binary.
     QStringList folders{QCoreApplication::applicationDirPath() +
                         QStringLiteral("/../share/archipelago/presets")};
-    for (const QString& data : QStandardPaths::standardLocations(QStandardPaths::GenericDataLocation))
+    for (const QString& data :
+         QStandardPaths::standardLocations(QStandardPaths::GenericDataLocation))
         folders.append(data + QStringLiteral("/archipelago/presets"));
     for (const QString& folder : folders) {
         const QDir dir(folder);

@@ -2,11 +2,11 @@
 // (ARCHITECTURE.md section 3, "Data parallel").
 #pragma once
 
-#include "model/catalog.h"
-#include "pipeline/pipelinesimulator.h"
-#include "network/placement.h"
-#include "model/scenario.h"
 #include "evaluation/stagecost.h"
+#include "model/catalog.h"
+#include "model/scenario.h"
+#include "network/placement.h"
+#include "pipeline/pipelinesimulator.h"
 
 #include <vector>
 

@@ -8,20 +8,18 @@ namespace archipelago::core {
 
 namespace {
 
-template <typename T>
-const T* findByName(const std::vector<T>& items, const std::string& name)
+template <typename T> const T* findByName(const std::vector<T>& items, const std::string& name)
 {
-    auto it = std::find_if(items.begin(), items.end(),
-                           [&](const T& item) { return item.name == name; });
+    auto it =
+        std::find_if(items.begin(), items.end(), [&](const T& item) { return item.name == name; });
     return it == items.end() ? nullptr : &*it;
 }
 
-template <typename T>
-void mergeByName(std::vector<T>& base, const std::vector<T>& overrides)
+template <typename T> void mergeByName(std::vector<T>& base, const std::vector<T>& overrides)
 {
     for (const T& item : overrides) {
-        auto it = std::find_if(base.begin(), base.end(),
-                               [&](const T& b) { return b.name == item.name; });
+        auto it =
+            std::find_if(base.begin(), base.end(), [&](const T& b) { return b.name == item.name; });
         if (it == base.end())
             base.push_back(item);
         else
@@ -46,12 +44,18 @@ const AcceleratorSpec* Catalog::accelerator(const std::string& name) const
 {
     return findByName(accelerators, name);
 }
-const NicSpec* Catalog::nic(const std::string& name) const { return findByName(nics, name); }
+const NicSpec* Catalog::nic(const std::string& name) const
+{
+    return findByName(nics, name);
+}
 const SwitchSpec* Catalog::switchSpec(const std::string& name) const
 {
     return findByName(switches, name);
 }
-const OpticSpec* Catalog::optic(const std::string& name) const { return findByName(optics, name); }
+const OpticSpec* Catalog::optic(const std::string& name) const
+{
+    return findByName(optics, name);
+}
 const LineSystemSpec* Catalog::lineSystem(const std::string& name) const
 {
     return findByName(lineSystems, name);
@@ -75,8 +79,7 @@ Catalog Catalog::mergedWith(const Catalog& overrides) const
 bool Catalog::empty() const
 {
     return accelerators.empty() && nics.empty() && switches.empty() && optics.empty() &&
-           lineSystems.empty() && !reliability &&
-           !economics;
+           lineSystems.empty() && !reliability && !economics;
 }
 
 const char* toString(OpticReach reach)

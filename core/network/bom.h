@@ -6,8 +6,8 @@
 
 #include "model/catalog.h"
 #include "model/evaluation.h"
-#include "network/fabric.h"
 #include "model/scenario.h"
+#include "network/fabric.h"
 
 #include <string>
 #include <vector>

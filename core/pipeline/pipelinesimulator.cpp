@@ -6,8 +6,8 @@
 
 #include <algorithm>
 #include <cmath>
-#include <functional>
 #include <cstdint>
+#include <functional>
 #include <limits>
 #include <memory>
 #include <numeric>
@@ -35,16 +35,17 @@ std::string validate(const PipelineSpec& spec)
     const ScheduleTraits& traits = scheduleTraits(spec.schedule);
     if (traits.fixedChunksPerRank > 0 && v != traits.fixedChunksPerRank)
         return std::string(traits.displayName) + " runs " +
-               std::to_string(traits.fixedChunksPerRank) + " model chunks per rank (virtual stages)";
+               std::to_string(traits.fixedChunksPerRank) +
+               " model chunks per rank (virtual stages)";
     if (v != 1 && traits.fixedChunksPerRank == 0 && !traits.interleaved)
         return "virtual stages > 1 need the interleaved 1F1B schedule";
     // DeepSeek-V3 report section 3.2.1: DualPipe needs p and m divisible by 2; dualpipe.py
     // also asserts m >= 2p (num_chunks >= num_ranks * 2: each direction fills all p ranks).
-    if (traits.modelCopies == 2 && (p % 2 != 0 || spec.microBatches % 2 != 0 ||
-                                    spec.microBatches < 2 * p))
+    if (traits.modelCopies == 2 &&
+        (p % 2 != 0 || spec.microBatches % 2 != 0 || spec.microBatches < 2 * p))
         return "DualPipe needs an even pp and an even micro-batch count of at least 2 * pp "
-               "(pp " + std::to_string(p) + ", " + std::to_string(spec.microBatches) +
-               " micro-batches)";
+               "(pp " +
+               std::to_string(p) + ", " + std::to_string(spec.microBatches) + " micro-batches)";
     // Megatron-LM forward_backward_pipelining_with_interleaving: micro-batches run in groups
     // of p through the chunks; a last group smaller than p is rejected (dependency bubbles).
     if (traits.interleaved && v > 1 && spec.microBatches % p != 0)
@@ -155,8 +156,8 @@ public:
         for (std::size_t c = 0; c < n; ++c) {
             const int inChain = static_cast<int>(c) % m_orders.chainLength;
             const bool last = inChain == m_orders.chainLength - 1;
-            m_chainFlags[c] = static_cast<std::uint8_t>(
-                (inChain == 0 ? ReplayOp::ChainStart : 0) | (last ? ReplayOp::ChainEnd : 0));
+            m_chainFlags[c] = static_cast<std::uint8_t>((inChain == 0 ? ReplayOp::ChainStart : 0) |
+                                                        (last ? ReplayOp::ChainEnd : 0));
         }
         m_send.assign(spec.sendS.begin(), spec.sendS.end());
         m_send.resize(n, 0.0); // n - 1 boundaries, one unused slot keeps indexing simple
@@ -331,7 +332,8 @@ private:
         case PipelineOpKind::Forward:
             return (o.flags & ReplayOp::ChainStart)
                        ? 0.0
-                       : arrivalAt(o.chunk - 1, false, i - static_cast<std::size_t>(m_microBatches));
+                       : arrivalAt(o.chunk - 1, false,
+                                   i - static_cast<std::size_t>(m_microBatches));
         case PipelineOpKind::Backward: {
             const double own = m_forwardEnd[i];
             if (own == notDone || (o.flags & ReplayOp::ChainEnd))
@@ -359,8 +361,7 @@ private:
         static constexpr BlockKind kinds[] = {BlockKind::Forward, BlockKind::Backward,
                                               BlockKind::WeightGrad};
         m_timeline->push_back({rank, m_orders.chunkLocal[static_cast<std::size_t>(op.chunk)],
-                               op.microBatch, kinds[static_cast<int>(op.kind)], start, end,
-                               false});
+                               op.microBatch, kinds[static_cast<int>(op.kind)], start, end, false});
     }
 
     // Transfer over `boundary` (activations of chunk boundary to boundary + 1, or gradients of
@@ -555,10 +556,10 @@ private:
                 emit(op.chunk - 1, true, op.microBatch, finish, r);
         }
         // The op that makes the chunk's weight gradients final for this micro-batch.
-        const bool final = op.kind == PipelineOpKind::WeightGrad
-                               ? m_splitW
-                               : op.kind == PipelineOpKind::Backward &&
-                                     (!m_splitW || op.fullBackward);
+        const bool final =
+            op.kind == PipelineOpKind::WeightGrad
+                ? m_splitW
+                : op.kind == PipelineOpKind::Backward && (!m_splitW || op.fullBackward);
         if (final && finish >= m_gradEnd[c]) {
             m_gradStart[c] = start;
             m_gradEnd[c] = finish;
@@ -620,8 +621,7 @@ PipelineResult simulatePipeline(const PipelineSpec& spec)
         result.timeline.reserve(spec.sendS.empty() ? ops : 2 * ops);
     }
     std::vector<TimelineBlock>* timeline = spec.recordTimeline ? &result.timeline : nullptr;
-    const bool replaying =
-        spec.loads.empty() && !spec.recordTimeline && !shape.replay.empty();
+    const bool replaying = spec.loads.empty() && !spec.recordTimeline && !shape.replay.empty();
     Simulator sim(spec, shape, scr, replaying);
     if (replaying) {
         sim.replay(shape.replay);
@@ -638,9 +638,9 @@ PipelineResult simulatePipeline(const PipelineSpec& spec)
         }
         if (recordSteps)
             shape.replay = detail::levelOrder(steps, spec.stages, spec.microBatches,
-                                      static_cast<std::size_t>(spec.stages) *
-                                          static_cast<std::size_t>(spec.virtualStages) *
-                                          static_cast<std::size_t>(spec.microBatches));
+                                              static_cast<std::size_t>(spec.stages) *
+                                                  static_cast<std::size_t>(spec.virtualStages) *
+                                                  static_cast<std::size_t>(spec.microBatches));
     }
 
     scr.trim();
@@ -676,10 +676,9 @@ double PipelineResult::resourceBusyAfterS(std::size_t resource, double fromS) co
         return 0.0;
     const auto& spans = resources[resource].busyIntervals;
     // The intervals are disjoint and in time order: skip those that end before fromS.
-    auto it = std::lower_bound(spans.begin(), spans.end(), fromS,
-                               [](const std::pair<double, double>& s, double t) {
-                                   return s.second <= t;
-                               });
+    auto it = std::lower_bound(
+        spans.begin(), spans.end(), fromS,
+        [](const std::pair<double, double>& s, double t) { return s.second <= t; });
     double busy = 0.0;
     for (; it != spans.end(); ++it)
         busy += std::max(0.0, std::min(it->second, makespanS) - std::max(it->first, fromS));
