@@ -4,7 +4,7 @@
 #include "cli.h"
 
 #ifdef ARCHIPELAGO_BUILD_GUI
-#include "reportcommand.h"
+#include "report/reportcommand.h"
 
 #include <QApplication>
 #endif

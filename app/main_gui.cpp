@@ -1,5 +1,5 @@
 // archipelago: the GUI. Argument parsing only; the window lives in app/gui.
-#include "application.h"
+#include "window/application.h"
 
 int main(int argc, char** argv)
 {

@@ -5,12 +5,12 @@
 //   edit_to_evaluation/document  Document + Evaluator only: the model's path
 //   edit_to_evaluation/window    the offscreen MainWindow: views refreshed, plots redrawn too
 // The median per edit is reported as the counter "median_ms".
-#include "document.h"
-#include "evaluator.h"
-#include "mainwindow.h"
-#include "presetlibrary.h"
-#include "prompts.h"
-#include "valuecommands.h"
+#include "commands/valuecommands.h"
+#include "document/document.h"
+#include "document/evaluator.h"
+#include "document/presetlibrary.h"
+#include "window/mainwindow.h"
+#include "window/prompts.h"
 
 #include <QApplication>
 #include <QElapsedTimer>

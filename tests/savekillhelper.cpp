@@ -3,7 +3,7 @@
 //   save_kill_helper TARGET LINKS
 // Prints "ready" once the scenarios are built (saving starts right after) and "saved N" after
 // each save returned.
-#include "document.h"
+#include "document/document.h"
 #include "largescenario.h"
 
 #include <QCoreApplication>

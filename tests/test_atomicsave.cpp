@@ -1,7 +1,7 @@
 // Saves are atomic: a process killed (SIGKILL) at any moment of saving a very large scenario
 // leaves the file it was saving either as it was or as the complete new version, never cut.
 // The saving runs in a helper process (save_kill_helper) through the same Document::save.
-#include "document.h"
+#include "document/document.h"
 #include "largescenario.h"
 
 #include <QElapsedTimer>

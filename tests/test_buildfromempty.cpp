@@ -3,25 +3,25 @@
 // boundary across the buildings vs the pipeline inside one building) and read the difference in
 // the plots and the comparison table. Also: the empty document is valid, and an edit that
 // changes DP moves the global batch to a valid multiple instead of being refused.
-#include "comparisontable.h"
-#include "document.h"
-#include "editcontroller.h"
+#include "document/document.h"
+#include "document/evaluator.h"
+#include "document/pinevaluations.h"
+#include "document/presetlibrary.h"
+#include "editing/editcontroller.h"
+#include "editing/editvalidation.h"
 #include "evaluation/costmodel.h"
-#include "evaluator.h"
 #include "io/scenarioio.h"
-#include "mainwindow.h"
 #include "model/placementpresets.h"
 #include "model/scenariotemplates.h"
-#include "pinevaluations.h"
-#include "placementrepair.h"
-#include "plotbreakdown.h"
-#include "plotbubble.h"
-#include "plotnetworkcost.h"
-#include "plotspanel.h"
-#include "presetlibrary.h"
-#include "prompts.h"
-#include "propertyeditor.h"
-#include "topologycanvas.h"
+#include "plots/plotbreakdown.h"
+#include "plots/plotbubble.h"
+#include "plots/plotnetworkcost.h"
+#include "plots/plotspanel.h"
+#include "propertyeditor/propertyeditor.h"
+#include "tables/comparisontable.h"
+#include "topology/topologycanvas.h"
+#include "window/mainwindow.h"
+#include "window/prompts.h"
 
 #include <QSignalSpy>
 #include <QStandardPaths>
@@ -156,6 +156,12 @@ void TestBuildFromEmpty::buildPresetCFromEmpty()
     QSignalSpy adjusted(window.edits(), &app::EditController::adjusted);
     views::TopologyCanvas* canvas = window.topologyCanvas();
     views::PropertyEditor* editor = window.propertyEditor();
+    // What the property editor sends when an edit is accepted: the scenario as the edit makes
+    // it, the values it set, and whether the placement may be re-made.
+    auto propose = [&](const core::Scenario& candidate, std::vector<std::string> fields,
+                       bool repairPlacement) {
+        emit editor->edited({candidate, std::move(fields), repairPlacement});
+    };
     auto check = [&](const char* step) {
         QVERIFY2(refused.isEmpty(),
                  qPrintable(QStringLiteral("%1: %2").arg(
@@ -178,7 +184,9 @@ void TestBuildFromEmpty::buildPresetCFromEmpty()
         a.fabric = want.fabric;
         a.pods = want.pods;
         // The view sends the placement it had; the controller re-makes it for the new GPUs.
-        emit editor->datacentersAndPlacementEdited({a}, doc->scenario().placement);
+        core::Scenario next = doc->scenario();
+        next.topology.datacenters.front() = a;
+        propose(next, {"/topology/datacenters/0"}, true);
     }
     check("building A");
     QCOMPARE(core::totalGpus(doc->scenario().topology), std::int64_t{8192});
@@ -203,13 +211,17 @@ void TestBuildFromEmpty::buildPresetCFromEmpty()
     {
         core::DciLink link = preset.topology.links.front();
         link.id = doc->scenario().topology.links.front().id;
-        emit editor->linksEdited({link});
+        core::Scenario next = doc->scenario();
+        next.topology.links.front() = link;
+        propose(next, {"/topology/dci_links/0"}, false);
     }
     check("link");
     {
         core::Datacenter b = doc->scenario().topology.datacenters[1];
         b.name = preset.topology.datacenters[1].name;
-        emit editor->datacentersEdited({b});
+        core::Scenario next = doc->scenario();
+        next.topology.datacenters[1] = b;
+        propose(next, {"/topology/datacenters/1/name"}, true);
     }
     check("rename B");
 
@@ -217,23 +229,37 @@ void TestBuildFromEmpty::buildPresetCFromEmpty()
     {
         core::Workload w = preset.workload;
         w.globalBatch = doc->scenario().workload.globalBatch;
-        emit editor->workloadEdited(w);
+        core::Scenario next = doc->scenario();
+        next.workload = w;
+        propose(next, {"/workload"}, true);
     }
     check("workload shape");
     {
         core::Scenario next = doc->scenario();
         next.parallelism = preset.parallelism;
         next.placement.layersPerStage = preset.placement.layersPerStage;
-        emit editor->parallelismAndPlacementEdited(preset.parallelism,
-                                                   core::ppAcrossDatacenters(next));
+        next.placement = core::ppAcrossDatacenters(next);
+        propose(next, {"/parallelism"}, true);
     }
     check("parallelism");
     QCOMPARE(core::dataParallel(doc->scenario()), std::int64_t{128});
-    emit editor->workloadEdited(preset.workload);
+    {
+        core::Scenario next = doc->scenario();
+        next.workload = preset.workload;
+        propose(next, {"/workload/global_batch"}, true);
+    }
     check("global batch");
-    emit editor->placementEdited(preset.placement);
+    {
+        core::Scenario next = doc->scenario();
+        next.placement = preset.placement;
+        propose(next, {"/placement"}, false);
+    }
     check("placement");
-    emit editor->scheduleEdited(preset.schedule);
+    {
+        core::Scenario next = doc->scenario();
+        next.schedule = preset.schedule;
+        propose(next, {"/schedule"}, false);
+    }
     check("schedule");
     QVERIFY(adjusted.count() >= 1);
 
@@ -264,7 +290,11 @@ void TestBuildFromEmpty::buildPresetCFromEmpty()
     for (const core::PlacementShard& shard : inside.shards)
         for (core::Id dc : shard.stageDatacenters)
             QCOMPARE(dc, shard.stageDatacenters.front());
-    emit editor->placementEdited(inside);
+    {
+        core::Scenario next = doc->scenario();
+        next.placement = inside;
+        propose(next, {"/placement"}, false);
+    }
     check("PP inside one building");
     QCOMPARE(core::dataParallel(doc->scenario()), std::int64_t{128});
     window.pinCurrent();
@@ -273,7 +303,7 @@ void TestBuildFromEmpty::buildPresetCFromEmpty()
     QTRY_VERIFY_WITH_TIMEOUT(window.pinnedPoints().size() == 2 && !window.evaluator()->isBusy() &&
                                  window.currentPoint().scenario == doc->scenario(),
                              30000);
-    const QList<views::DesignPoint>& pins = window.pinnedPoints();
+    const QList<views::EvaluatedDesign>& pins = window.pinnedPoints();
     const double across = pins[0].evaluation.iterationTimeS;
     const double within = pins[1].evaluation.iterationTimeS;
     QVERIFY(std::abs(across - expected.iterationTimeS) <= 1e-9 * expected.iterationTimeS);

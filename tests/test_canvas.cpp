@@ -2,10 +2,10 @@
 // tests: items per object (never per GPU), in-place updates by id, and the intents that mouse and
 // keyboard gestures emit. The views never change the scenario; the tests only listen.
 #include "canvasfixtures.h"
-#include "layoutview.h"
-#include "layoutviewgeometry.h"
+#include "layout/layoutview.h"
+#include "layout/layoutviewgeometry.h"
 #include "model/placementpresets.h"
-#include "topologycanvas.h"
+#include "topology/topologycanvas.h"
 
 #include <QComboBox>
 #include <QGraphicsItem>

@@ -1,9 +1,9 @@
 // The topology canvas with extreme input: positions at the limits of a double, and 100,000
 // parallel DCI links between two buildings. Scenarios are generated here, not committed.
 #include "canvasfixtures.h"
-#include "topologycanvas.h"
-#include "topologylinkitem.h"
-#include "topologyscene.h"
+#include "topology/topologycanvas.h"
+#include "topology/topologylinkitem.h"
+#include "topology/topologyscene.h"
 
 #include <QGraphicsItem>
 #include <QGraphicsView>

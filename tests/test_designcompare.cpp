@@ -2,19 +2,19 @@
 // batch asks first and undoes as one step; the window's views all show the one bubble ratio. With
 // ARCHIPELAGO_SCREENSHOTS=<folder>, also saves the window with five pins at 1600x1000 and 1920x1080
 // for a look.
-#include "comparisontable.h"
-#include "comparisontablerows.h"
-#include "editcontroller.h"
-#include "evaluationsummary.h"
-#include "evaluator.h"
-#include "format.h"
-#include "mainwindow.h"
+#include "common/format.h"
+#include "document/evaluator.h"
+#include "editing/editcontroller.h"
 #include "model/placementpresets.h"
-#include "plotbubble.h"
-#include "plotspanel.h"
-#include "plotstyle.h"
-#include "prompts.h"
-#include "timelineview.h"
+#include "plots/plotbubble.h"
+#include "plots/plotspanel.h"
+#include "plots/plotstyle.h"
+#include "plots/timelineview.h"
+#include "tables/comparisontable.h"
+#include "tables/comparisontablerows.h"
+#include "tables/evaluationsummary.h"
+#include "window/mainwindow.h"
+#include "window/prompts.h"
 
 #include "evaluation/costmodel.h"
 

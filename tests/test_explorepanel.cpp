@@ -1,20 +1,20 @@
-// The Explore panel (app/gui/explorepanel.h, docs/explore.md "The Explore panel"): a small
+// The Explore panel (app/gui/panels/explorepanel.h, docs/explore.md "The Explore panel"): a small
 // space runs to completion with its results and counts shown; a bad value is refused in the
 // user's words; a long run keeps the window responsive and Cancel returns promptly with the
 // partial counts reported as such; a clicked point is previewed in the plots and the table
 // without touching the document; Pin adds a pin (undo removes it); Apply makes the point the
 // current design in one undo step (undo restores the exact scenario, redo re-applies); the
 // sweep is saved with the document and shown again when the file is opened.
-#include "document.h"
-#include "editcontroller.h"
-#include "evaluator.h"
-#include "explorepanel.h"
-#include "exportdata.h"
-#include "format.h"
-#include "mainwindow.h"
-#include "paretoscatter.h"
-#include "prompts.h"
-#include "sweeptoptable.h"
+#include "common/format.h"
+#include "document/document.h"
+#include "document/evaluator.h"
+#include "editing/editcontroller.h"
+#include "panels/explorepanel.h"
+#include "plots/paretoscatter.h"
+#include "tables/sweeptoptable.h"
+#include "window/exportdata.h"
+#include "window/mainwindow.h"
+#include "window/prompts.h"
 
 #include <qcustomplot.h>
 

@@ -1,15 +1,15 @@
-// File > Export Data… (app/gui/exportdata.h): each source in CSV and JSON, the format chosen by
-// the extension, the dialog offering only what there is (no sweep before one has run), a failed
+// File > Export Data… (app/gui/window/exportdata.h): each source in CSV and JSON, the format chosen
+// by the extension, the dialog offering only what there is (no sweep before one has run), a failed
 // write shown in the dialog, and the window's menu entry and data.
+#include "document/evaluator.h"
+#include "document/presetlibrary.h"
 #include "evaluation/costmodel.h"
-#include "evaluator.h"
 #include "explore/sweepcsv.h"
-#include "exportdata.h"
 #include "io/evaluationcsv.h"
 #include "io/scenarioio.h"
-#include "mainwindow.h"
-#include "presetlibrary.h"
-#include "prompts.h"
+#include "window/exportdata.h"
+#include "window/mainwindow.h"
+#include "window/prompts.h"
 
 #include <QAction>
 #include <QComboBox>

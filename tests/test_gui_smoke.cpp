@@ -1,19 +1,20 @@
 // GUI smoke test: open a preset, edit through undo commands, undo, redo, save
 // atomically, reload; every command round-trips redo -> undo -> redo and emits changed(); a
 // malformed file leaves the document intact; the main window builds offscreen.
-#include "datacentercommands.h"
-#include "document.h"
+#include "commands/datacentercommands.h"
+#include "commands/linkcommands.h"
+#include "commands/movedatacenters.h"
+#include "commands/valuecommands.h"
+#include "document/document.h"
+#include "document/evaluator.h"
+#include "document/presetlibrary.h"
+#include "editing/setpipelineparallel.h"
 #include "evaluation/costmodel.h"
-#include "evaluationsummary.h"
-#include "evaluator.h"
-#include "linkcommands.h"
-#include "mainwindow.h"
-#include "movedatacenters.h"
-#include "presetlibrary.h"
-#include "prompts.h"
-#include "scenariotree.h"
-#include "setpipelineparallel.h"
-#include "valuecommands.h"
+#include "io/scenarioio.h"
+#include "tables/evaluationsummary.h"
+#include "tables/scenariotree.h"
+#include "window/mainwindow.h"
+#include "window/prompts.h"
 
 #include <QFile>
 #include <QSignalSpy>

@@ -3,21 +3,21 @@
 // PP 32 and in a small window; the Help menu (About, Keyboard Shortcuts from the real actions,
 // the Guide on F1); the dark theme reaches the window and the canvas; the default document is
 // named by its scenario, not by an internal file name.
-#include "editcontroller.h"
-#include "evaluator.h"
-#include "helpdialogs.h"
-#include "layoutview.h"
-#include "layoutviewcanvas.h"
-#include "mainwindow.h"
-#include "placementrepair.h"
-#include "presetlibrary.h"
-#include "prompts.h"
-#include "setpipelineparallel.h"
-#include "theme.h"
-#include "topologycanvas.h"
-#include "topologydatacenteritem.h"
-#include "topologylinkitem.h"
-#include "topologyscene.h"
+#include "document/evaluator.h"
+#include "document/presetlibrary.h"
+#include "editing/editcontroller.h"
+#include "editing/editvalidation.h"
+#include "editing/setpipelineparallel.h"
+#include "layout/layoutview.h"
+#include "layout/layoutviewcanvas.h"
+#include "topology/topologycanvas.h"
+#include "topology/topologydatacenteritem.h"
+#include "topology/topologylinkitem.h"
+#include "topology/topologyscene.h"
+#include "window/helpdialogs.h"
+#include "window/mainwindow.h"
+#include "window/prompts.h"
+#include "window/theme.h"
 
 #include <QAction>
 #include <QApplication>

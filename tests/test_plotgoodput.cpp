@@ -1,13 +1,13 @@
 // The goodput plot: the run's wall time per design point (core::Goodput), on an evaluated preset
 // and on synthetic Goodputs built in code; and the plots panel that shows it fourth.
 #include "evaluation/costmodel.h"
-#include "plotbreakdown.h"
-#include "plotbubble.h"
 #include "plotfixtures.h"
-#include "plotgoodput.h"
-#include "plotnetworkcost.h"
-#include "plotspanel.h"
-#include "plotstyle.h"
+#include "plots/plotbreakdown.h"
+#include "plots/plotbubble.h"
+#include "plots/plotgoodput.h"
+#include "plots/plotnetworkcost.h"
+#include "plots/plotspanel.h"
+#include "plots/plotstyle.h"
 #include "presetfixture.h"
 
 #include <qcustomplot.h>
@@ -27,9 +27,9 @@ using tests::stackedValueAt;
 namespace {
 
 // An evaluated point with an iteration time and no goodput (the plot's "no time to train").
-DesignPoint syntheticPoint(const QString& name, QColor color)
+EvaluatedDesign syntheticPoint(const QString& name, QColor color)
 {
-    DesignPoint p{name, color, {}, {}};
+    EvaluatedDesign p{name, color, {}, {}};
     p.evaluation.ok = true;
     p.evaluation.gpus = 64;
     p.evaluation.iterationTimeS = 1.2;
@@ -52,12 +52,13 @@ private slots:
 // The wall time of an evaluated preset, split as core::Goodput splits it.
 void TestPlotGoodput::goodputStacksSumToWallTime()
 {
-    DesignPoint current{"16k", QColor(Qt::red), tests::loadPreset("llama3-405b-16k-h100.json"), {}};
+    EvaluatedDesign current{
+        "16k", QColor(Qt::red), tests::loadPreset("llama3-405b-16k-h100.json"), {}};
     current.evaluation = core::evaluate(current.scenario);
     const core::Goodput& g = current.evaluation.goodput;
     QVERIFY(current.evaluation.ok);
     QVERIFY(g.restartTotalS > 0.0 && g.lostWorkS > 0.0 && g.checkpointS > 0.0);
-    DesignPoint pinned = syntheticPoint("synthetic", QColor(Qt::blue)); // no goodput
+    EvaluatedDesign pinned = syntheticPoint("synthetic", QColor(Qt::blue)); // no goodput
     GoodputPlot plot;
     plot.setDesignPoints({pinned}, current);
     QCOMPARE(plot.categories(), (QStringList{"synthetic", "16k"}));
@@ -81,7 +82,7 @@ void TestPlotGoodput::goodputStacksSumToWallTime()
 // DiLoCo across the preset's three regions: the extra steps it needs are a layer of their own.
 void TestPlotGoodput::convergenceLayerForDiLoCo()
 {
-    DesignPoint p{
+    EvaluatedDesign p{
         "diloco", QColor(Qt::red), tests::loadPreset("scale-across-100k-3-regions.json"), {}};
     p.scenario.parallelism.datacenterSync.scheme = core::DatacenterSync::DiLoCo;
     p.evaluation = core::evaluate(p.scenario);
@@ -101,7 +102,7 @@ void TestPlotGoodput::convergenceLayerForDiLoCo()
 
 void TestPlotGoodput::goodputLabelsAndNotes()
 {
-    DesignPoint p = syntheticPoint("dc-west", QColor(Qt::red));
+    EvaluatedDesign p = syntheticPoint("dc-west", QColor(Qt::red));
     core::Goodput& g = p.evaluation.goodput;
     g.interruptionsPerDay = 7.76;
     g.mtbfS = 86400.0 / g.interruptionsPerDay;
@@ -113,10 +114,10 @@ void TestPlotGoodput::goodputLabelsAndNotes()
     g.lostWorkS = 0.6 * 86400.0;
     g.effectiveTimeToTrainS = g.usefulS + g.checkpointS + g.restartTotalS + g.lostWorkS;
     g.ettr = g.usefulS / g.effectiveTimeToTrainS;
-    DesignPoint failed = syntheticPoint("failed", QColor(Qt::blue));
+    EvaluatedDesign failed = syntheticPoint("failed", QColor(Qt::blue));
     failed.evaluation.ok = false;
     failed.evaluation.goodput = g;
-    DesignPoint unbounded = syntheticPoint("unbounded", QColor(Qt::green));
+    EvaluatedDesign unbounded = syntheticPoint("unbounded", QColor(Qt::green));
     unbounded.evaluation.goodput.effectiveTimeToTrainS = std::numeric_limits<double>::infinity();
     unbounded.evaluation.goodput.usefulS = g.usefulS;
 

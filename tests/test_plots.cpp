@@ -1,17 +1,17 @@
 // Plots, timeline and comparison table on synthetic Evaluations built in code (no cost model):
 // what is drawn must be exactly the data given.
-#include "comparisontable.h"
-#include "comparisontablerows.h"
-#include "evaluationsummary.h"
-#include "format.h"
-#include "plotbreakdown.h"
-#include "plotbubble.h"
+#include "common/format.h"
 #include "plotfixtures.h"
-#include "plotgoodput.h"
-#include "plotnetworkcost.h"
-#include "plotspanel.h"
-#include "plotstyle.h"
-#include "timelineview.h"
+#include "plots/plotbreakdown.h"
+#include "plots/plotbubble.h"
+#include "plots/plotgoodput.h"
+#include "plots/plotnetworkcost.h"
+#include "plots/plotspanel.h"
+#include "plots/plotstyle.h"
+#include "plots/timelineview.h"
+#include "tables/comparisontable.h"
+#include "tables/comparisontablerows.h"
+#include "tables/evaluationsummary.h"
 
 #include <qcustomplot.h>
 
@@ -59,9 +59,9 @@ core::Scenario makeScenario(int pp)
     return s;
 }
 
-DesignPoint makePoint(const QString& name, QColor color, double scale, int pp = 2)
+EvaluatedDesign makePoint(const QString& name, QColor color, double scale, int pp = 2)
 {
-    DesignPoint p{name, color, makeScenario(pp), {}};
+    EvaluatedDesign p{name, color, makeScenario(pp), {}};
     core::Evaluation& e = p.evaluation;
     e.ok = true;
     e.gpus = 64;
@@ -114,7 +114,7 @@ std::vector<core::TimelineBlock> makeTimeline(int p, int m, int v = 1)
     return blocks;
 }
 
-QList<DesignPoint> threePoints()
+QList<EvaluatedDesign> threePoints()
 {
     return {makePoint("dc-west", QColor(Qt::red), 1.0), makePoint("dc-east", QColor(Qt::blue), 1.5),
             makePoint("split", QColor(Qt::darkGreen), 0.8)};
@@ -168,7 +168,7 @@ private slots:
 void TestPlots::breakdownStacksSumToTotals()
 {
     BreakdownPlot plot;
-    const QList<DesignPoint> points = threePoints();
+    const QList<EvaluatedDesign> points = threePoints();
     plot.setDesignPoints(points.mid(0, 2), points[2]);
     QCOMPARE(tickCount(plot.customPlot()), 3);
     QCOMPARE(plot.categories(), (QStringList{"dc-west", "dc-east", "split"}));
@@ -201,7 +201,7 @@ void TestPlots::breakdownHoverNamesPartAndUnit()
 void TestPlots::bubbleBarsEqualRatios()
 {
     BubblePlot plot;
-    const QList<DesignPoint> points = threePoints();
+    const QList<EvaluatedDesign> points = threePoints();
     plot.setDesignPoints(points.mid(0, 2), points[2]);
     QCOMPARE(tickCount(plot.customPlot()), 3);
     auto* bars = qobject_cast<QCPBars*>(plot.customPlot()->plottable(0));
@@ -217,7 +217,7 @@ void TestPlots::bubbleBarsEqualRatios()
 void TestPlots::networkBarsSumToCapex()
 {
     NetworkCostPlot plot;
-    const QList<DesignPoint> points = threePoints();
+    const QList<EvaluatedDesign> points = threePoints();
     plot.setDesignPoints(points.mid(0, 2), points[2]);
     QCOMPARE(tickCount(plot.customPlot()), 3);
     QCOMPARE(plot.customPlot()->plottableCount(), 4); // switch, nic, optic, dci-optic
@@ -231,7 +231,7 @@ void TestPlots::networkBarsSumToCapex()
 void TestPlots::panelShowsEveryPointInEveryPlot()
 {
     PlotsPanel panel;
-    const QList<DesignPoint> points = threePoints();
+    const QList<EvaluatedDesign> points = threePoints();
     panel.setDesignPoints(points.mid(0, 2), points[2]);
     QCOMPARE(tickCount(panel.breakdownPlot()->customPlot()), 3);
     QCOMPARE(tickCount(panel.bubblePlot()->customPlot()), 3);
@@ -256,7 +256,7 @@ void TestPlots::exportWritesEachFormat()
     QFETCH(QByteArrayList, magic);
     QTemporaryDir dir;
     QVERIFY(dir.isValid());
-    const QList<DesignPoint> points = threePoints();
+    const QList<EvaluatedDesign> points = threePoints();
     BreakdownPlot breakdown;
     BubblePlot bubble;
     NetworkCostPlot network;
@@ -264,7 +264,7 @@ void TestPlots::exportWritesEachFormat()
     breakdown.setDesignPoints(points);
     bubble.setDesignPoints(points);
     network.setDesignPoints(points);
-    DesignPoint current = points[0];
+    EvaluatedDesign current = points[0];
     current.evaluation.timeline = makeTimeline(4, 8);
     timeline.setDesignPoint(current);
     const QList<PlotWidget*> plots{&breakdown, &bubble, &network, &timeline};
@@ -312,7 +312,7 @@ void TestPlots::timelineDrawsEveryBlock()
     QFETCH(int, p);
     QFETCH(int, m);
     QFETCH(int, v);
-    DesignPoint point = makePoint("dc-west", Qt::red, 1.0, p);
+    EvaluatedDesign point = makePoint("dc-west", Qt::red, 1.0, p);
     point.evaluation.timeline = makeTimeline(p, m, v);
     double makespan = 0.0;
     for (const core::TimelineBlock& b : point.evaluation.timeline)
@@ -342,7 +342,7 @@ void TestPlots::timelineDrawsEveryBlock()
 
 void TestPlots::timelineHoverDescribesBlock()
 {
-    DesignPoint point = makePoint("dc-west", Qt::red, 1.0, 4);
+    EvaluatedDesign point = makePoint("dc-west", Qt::red, 1.0, 4);
     point.evaluation.timeline = makeTimeline(4, 8);
     TimelineView view;
     view.resize(1200, 500);
@@ -364,11 +364,11 @@ void TestPlots::timelineHoverDescribesBlock()
 
 void TestPlots::comparisonHighlightsExactlyTheDifferences()
 {
-    const DesignPoint a = makePoint("a", Qt::red, 1.0, 2);
-    DesignPoint b = makePoint("b", Qt::blue, 1.0, 4); // PP 4: DP and m change too
+    const EvaluatedDesign a = makePoint("a", Qt::red, 1.0, 2);
+    EvaluatedDesign b = makePoint("b", Qt::blue, 1.0, 4); // PP 4: DP and m change too
     b.evaluation.iterationTimeS *= 1.2;
     b.evaluation.breakdown.forwardS *= 2.0;
-    DesignPoint c = a;
+    EvaluatedDesign c = a;
     c.name = "c";
     c.evaluation.mfu = 0.45;
 
@@ -423,7 +423,7 @@ void TestPlots::comparisonHighlightsExactlyTheDifferences()
 // plot, the comparison table and the timeline; the second figure is not called "(p-1)/m".
 void TestPlots::oneBubbleFigureInEveryView()
 {
-    DesignPoint p = makePoint("current", Qt::black, 1.0, 4);
+    EvaluatedDesign p = makePoint("current", Qt::black, 1.0, 4);
     p.evaluation.bubbleRatio = 0.35217;     // idle / makespan, mean over stages
     p.evaluation.idleOverCompute = 0.332;   // simulated idle / compute
     p.evaluation.breakdown.bubbleS = 0.281; // the busiest rank's idle seconds: another figure
@@ -467,12 +467,12 @@ void TestPlots::oneBubbleFigureInEveryView()
 
 void TestPlots::bubblePlotMarksIdealOnlyForClosedForms()
 {
-    DesignPoint oneF = makePoint("1f1b", Qt::red, 1.0, 4); // 64 GPUs, TP 8, PP 4: DP 2, m 128
+    EvaluatedDesign oneF = makePoint("1f1b", Qt::red, 1.0, 4); // 64 GPUs, TP 8, PP 4: DP 2, m 128
     oneF.scenario.schedule.kind = core::ScheduleKind::OneFOneB;
-    DesignPoint zb = oneF;
+    EvaluatedDesign zb = oneF;
     zb.name = "zb";
     zb.scenario.schedule.kind = core::ScheduleKind::ZeroBubbleH1;
-    DesignPoint interleaved = oneF;
+    EvaluatedDesign interleaved = oneF;
     interleaved.name = "interleaved";
     interleaved.scenario.schedule.kind = core::ScheduleKind::Interleaved1F1B;
     interleaved.scenario.parallelism.virtualStages = 2;
@@ -497,7 +497,7 @@ void TestPlots::bubblePlotMarksIdealOnlyForClosedForms()
 // A design point that does not fit in memory is never drawn like a valid one.
 void TestPlots::outOfMemoryMarkedInEveryPlot()
 {
-    QList<DesignPoint> points = threePoints();
+    QList<EvaluatedDesign> points = threePoints();
     points[1].evaluation.fitsInMemory = false;
     points[1].evaluation.memoryPeakGib = 95.0;
     PlotsPanel panel;
@@ -539,7 +539,7 @@ void TestPlots::outOfMemoryMarkedInEveryPlot()
 // full name is one hover away; value labels stay visible.
 void TestPlots::categoryLabelsNeverElidedToNothing()
 {
-    QList<DesignPoint> points;
+    QList<EvaluatedDesign> points;
     const char* names[] = {"PP crosses DCI", "DP crosses DCI", "PP crosses DCI, 3 pods",
                            "rail-only fabric, lossy IP transport", "Current"};
     for (int i = 0; i < 5; ++i)
@@ -597,9 +597,9 @@ void TestPlots::categoryLabelsNeverElidedToNothing()
 // fit under the top of the axis rect as laid out with the (rotated) tick labels of that size.
 void TestPlots::valueLabelsInsideTheAxisRectWhenDrawnAtASize()
 {
-    QList<DesignPoint> points;
+    QList<EvaluatedDesign> points;
     for (int i = 0; i < 3; ++i) {
-        DesignPoint p =
+        EvaluatedDesign p =
             makePoint(QStringLiteral("TP8 PP16 DP128 v%1 mb1 DP-across RoCE/PFC").arg(i),
                       QColor::fromHsv(i * 90, 200, 200), 1.0 + 0.1 * i);
         p.evaluation.bubbleRatio = 0.3 + 0.02 * i;
@@ -639,7 +639,7 @@ void TestPlots::valueLabelsInsideTheAxisRectWhenDrawnAtASize()
 void TestPlots::comparisonShowsBatchBoundaryDciAndTransport()
 {
     const auto twoDcs = [](std::vector<core::Id> stages) {
-        DesignPoint p = makePoint("two", Qt::red, 1.0, 2);
+        EvaluatedDesign p = makePoint("two", Qt::red, 1.0, 2);
         core::Scenario& s = p.scenario;
         core::Datacenter east = s.topology.datacenters.front();
         east.id = 2;
@@ -655,19 +655,19 @@ void TestPlots::comparisonShowsBatchBoundaryDciAndTransport()
         p.evaluation.traffic.push_back({core::LinkClass::Dci, 7, 1e9, 0.1, 0.25});
         return p;
     };
-    const DesignPoint pp = twoDcs({1, 2});
-    DesignPoint dp = pp;
+    const EvaluatedDesign pp = twoDcs({1, 2});
+    EvaluatedDesign dp = pp;
     dp.name = "dp";
     // The same DP (2) in two shards, one per datacenter: DP crosses the boundary instead.
     dp.scenario.placement.shards = {core::PlacementShard(1, {1, 1}),
                                     core::PlacementShard(1, {2, 2})};
-    DesignPoint lossy = pp;
+    EvaluatedDesign lossy = pp;
     lossy.name = "lossy";
     lossy.scenario.topology.links.front().transport = core::DciTransport::LossyIp;
-    DesignPoint batch = pp;
+    EvaluatedDesign batch = pp;
     batch.name = "batch";
     batch.scenario.workload.globalBatch = 252;
-    DesignPoint far = pp;
+    EvaluatedDesign far = pp;
     far.name = "far";
     far.scenario.topology.links.front().distanceKm = 400.0;
     far.scenario.topology.links.front().wavelengths = 32;
@@ -705,7 +705,7 @@ void TestPlots::comparisonShowsBatchBoundaryDciAndTransport()
 // Pins as rows or as columns, any point as the baseline, compact columns.
 void TestPlots::comparisonTransposesAndChangesBaseline()
 {
-    QList<DesignPoint> points;
+    QList<EvaluatedDesign> points;
     for (int i = 0; i < 6; ++i)
         points.append(
             makePoint(QStringLiteral("a long pin name number %1 with PP across DCI").arg(i),
@@ -782,7 +782,7 @@ void TestPlots::smallGpuHoursKeepSignificantFigures()
 // Small GPU-hours keep their figure: "Time to train 418 s (0 GPU-hours)" used to lose it.
 void TestPlots::timeToTrainShowsGpuHours()
 {
-    DesignPoint p = makePoint("small", Qt::red, 1.0);
+    EvaluatedDesign p = makePoint("small", Qt::red, 1.0);
     p.evaluation.timeToTrainS = 418.0;
     p.evaluation.gpus = 4;
     p.evaluation.gpuHoursToTrain = 418.0 * 4 / 3600.0;
@@ -817,7 +817,7 @@ void TestPlots::wholeNumbersNeverWrap()
 // comparison table; a dash when the catalog does not price the run.
 void TestPlots::runCostShowsWithItsParts()
 {
-    DesignPoint p;
+    EvaluatedDesign p;
     p.name = QStringLiteral("A");
     p.evaluation.ok = true;
     p.evaluation.iterationTimeS = 1.0;

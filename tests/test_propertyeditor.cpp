@@ -2,16 +2,17 @@
 // leave as one intent whose candidate passes the loader's checks; invalid ones are refused inline
 // with the loader's reason in words and emit nothing; a multi-selection shows "mixed" and is
 // edited as a whole. The editor never changes a document: the tests only listen.
-#include "format.h"
+#include "common/format.h"
 #include "model/placementpresets.h"
-#include "propertyeditor.h"
-#include "propertyeditordatacenter.h"
-#include "propertyeditorlink.h"
-#include "propertyeditorparallelism.h"
-#include "propertyeditorschedule.h"
-#include "propertyeditorvalidation.h"
+#include "propertyeditor/propertyeditor.h"
+#include "propertyeditor/propertyeditordatacenter.h"
+#include "propertyeditor/propertyeditorlink.h"
+#include "propertyeditor/propertyeditorparallelism.h"
+#include "propertyeditor/propertyeditorschedule.h"
+#include "propertyeditor/propertyeditorvalidation.h"
 
 #include "evaluation/costmodel.h"
+#include "io/editcheck.h"
 #include "io/scenarioio.h"
 #include "model/dcilink.h"
 
@@ -39,28 +40,31 @@ core::Scenario twoBuildings()
     return *result.scenario;
 }
 
-// One spy per intent signal, to assert that nothing (or exactly one thing) was emitted.
+// The one intent signal, edited(): each accepted edit's candidate, fields and repair mode.
 struct IntentSpies
 {
     explicit IntentSpies(views::PropertyEditor* e)
-        : workload(e, &views::PropertyEditor::workloadEdited)
-        , parallelism(e, &views::PropertyEditor::parallelismEdited)
-        , parallelismAndPlacement(e, &views::PropertyEditor::parallelismAndPlacementEdited)
-        , placement(e, &views::PropertyEditor::placementEdited)
-        , schedule(e, &views::PropertyEditor::scheduleEdited)
-        , datacenters(e, &views::PropertyEditor::datacentersEdited)
-        , datacentersAndPlacement(e, &views::PropertyEditor::datacentersAndPlacementEdited)
-        , links(e, &views::PropertyEditor::linksEdited)
+        : spy(e, &views::PropertyEditor::edited)
     {}
-    qsizetype total() const
+    qsizetype total() const { return spy.count(); }
+    views::ProposedEdit at(qsizetype i) const
     {
-        return workload.count() + parallelism.count() + parallelismAndPlacement.count() +
-               placement.count() + schedule.count() + datacenters.count() +
-               datacentersAndPlacement.count() + links.count();
+        return spy.at(i).at(0).value<views::ProposedEdit>();
     }
-    QSignalSpy workload, parallelism, parallelismAndPlacement, placement, schedule, datacenters,
-        datacentersAndPlacement, links;
+    QSignalSpy spy;
 };
+
+// The scenario the app makes of an edit: the same check the editor judged it with.
+core::Scenario appliedAs(const core::Scenario& before, const views::ProposedEdit& edit)
+{
+    const core::EditCheck check =
+        core::checkEdit(before, edit.candidate, edit.fields,
+                        edit.repairPlacement ? core::PlacementRepairMode::Repair
+                                             : core::PlacementRepairMode::KeepPlacement);
+    if (!check.accepted())
+        qFatal("the app refuses an edit the editor accepted");
+    return *check.scenario;
+}
 
 bool hasErrors(const core::Scenario& s)
 {
@@ -159,11 +163,13 @@ void TestPropertyEditor::validTpEmitsParallelismAndPlacement()
     QVERIFY(field);
     field->setValue(value);
 
-    QCOMPARE(spies.parallelismAndPlacement.count(), 1);
     QCOMPARE(spies.total(), 1);
-    core::Scenario candidate = m_scenario;
-    candidate.parallelism = spies.parallelismAndPlacement.at(0).at(0).value<core::Parallelism>();
-    candidate.placement = spies.parallelismAndPlacement.at(0).at(1).value<core::Placement>();
+    const views::ProposedEdit edit = spies.at(0);
+    QVERIFY(edit.repairPlacement);
+    QCOMPARE(edit.candidate.placement, m_scenario.placement); // the app re-makes it
+    // The editor shows the edit as the app applies it: one check, one result.
+    const core::Scenario candidate = m_editor->scenario();
+    QCOMPARE(candidate, appliedAs(m_scenario, edit));
     QCOMPARE(key == QLatin1String("tp") ? candidate.parallelism.tp : candidate.parallelism.pp,
              value);
     QVERIFY(!hasErrors(candidate));
@@ -241,10 +247,9 @@ void TestPropertyEditor::multiSelectShowsMixedAndEditsAll()
     accelerator->setCurrentIndex(h100);
     emit accelerator->activated(h100);
 
-    QCOMPARE(spies.datacenters.count(), 1);
     QCOMPARE(spies.total(), 1);
-    const auto dcs = spies.datacenters.at(0).at(0).value<QList<core::Datacenter>>();
-    QCOMPARE(dcs.size(), 2);
+    const std::vector<core::Datacenter> dcs = spies.at(0).candidate.topology.datacenters;
+    QCOMPARE(dcs.size(), std::size_t{2});
     for (const core::Datacenter& dc : dcs)
         QCOMPARE(dc.accelerator, std::string("H100-SXM5-80GB"));
     QCOMPARE(dcs[0].id, 0);
@@ -259,10 +264,12 @@ void TestPropertyEditor::linkDistanceEmitsLinks()
     views::DoubleField* distance = m_editor->linkEditor()->distanceField();
     QCOMPARE(distance->value(), 10.0);
     distance->setValue(100.0);
-    QCOMPARE(spies.links.count(), 1);
     QCOMPARE(spies.total(), 1);
-    const auto links = spies.links.at(0).at(0).value<QList<core::DciLink>>();
-    QCOMPARE(links.size(), 1);
+    const views::ProposedEdit edit = spies.at(0);
+    const std::vector<core::DciLink>& links = edit.candidate.topology.links;
+    QCOMPARE(links.size(), m_scenario.topology.links.size());
+    QCOMPARE(edit.fields, std::vector<std::string>{"/topology/dci_links/0/distance_km"});
+    QVERIFY(!edit.repairPlacement);
     QCOMPARE(links[0].distanceKm, 100.0);
     QCOMPARE(links[0].wavelengths, 64); // the rest of the link is kept
 
@@ -284,12 +291,11 @@ void TestPropertyEditor::datacenterSiteEmitsDatacenters()
     IntentSpies spies(m_editor.get());
     price->setValue(0.045);
     QCOMPARE(spies.total(), 1);
-    QCOMPARE(spies.datacenters.count(), 1);
-    const auto dcs = spies.datacenters.at(0).at(0).value<QList<core::Datacenter>>();
-    QCOMPARE(dcs.size(), 1);
-    QCOMPARE(dcs[0].id, m_scenario.topology.datacenters[1].id);
-    QCOMPARE(dcs[0].electricityUsdPerKwh, 0.045);
-    QCOMPARE(dcs[0].pue, 0.0); // the rest of the building is kept
+    const std::vector<core::Datacenter>& dcs = spies.at(0).candidate.topology.datacenters;
+    QCOMPARE(dcs[0], m_scenario.topology.datacenters[0]); // the other building is untouched
+    QCOMPARE(dcs[1].id, m_scenario.topology.datacenters[1].id);
+    QCOMPARE(dcs[1].electricityUsdPerKwh, 0.045);
+    QCOMPARE(dcs[1].pue, 0.0); // the rest of the building is kept
 }
 
 void TestPropertyEditor::datacenterStorageEmitsDatacenters()
@@ -303,12 +309,11 @@ void TestPropertyEditor::datacenterStorageEmitsDatacenters()
     IntentSpies spies(m_editor.get());
     write->setValue(250.0);
     QCOMPARE(spies.total(), 1);
-    QCOMPARE(spies.datacenters.count(), 1);
-    const auto dcs = spies.datacenters.at(0).at(0).value<QList<core::Datacenter>>();
-    QCOMPARE(dcs.size(), 1);
-    QCOMPARE(dcs[0].id, m_scenario.topology.datacenters[1].id);
-    QCOMPARE(dcs[0].storageWriteGBps, 250.0);
-    QCOMPARE(dcs[0].storageReadGBps, 0.0); // the rest of the building is kept
+    const std::vector<core::Datacenter>& dcs = spies.at(0).candidate.topology.datacenters;
+    QCOMPARE(dcs[0], m_scenario.topology.datacenters[0]); // the other building is untouched
+    QCOMPARE(dcs[1].id, m_scenario.topology.datacenters[1].id);
+    QCOMPARE(dcs[1].storageWriteGBps, 250.0);
+    QCOMPARE(dcs[1].storageReadGBps, 0.0); // the rest of the building is kept
 }
 
 void TestPropertyEditor::linkLatencyIsTheModels()
@@ -335,14 +340,13 @@ void TestPropertyEditor::linkNcclSettingsEmitLinks()
     QCOMPARE(channels->value(), 2);
     QCOMPARE(buffer->value(), 4.0); // MiB
     channels->setValue(16);
-    QCOMPARE(spies.links.count(), 1);
-    auto links = spies.links.at(0).at(0).value<QList<core::DciLink>>();
-    QCOMPARE(links.size(), 1);
+    QCOMPARE(spies.total(), 1);
+    std::vector<core::DciLink> links = spies.at(0).candidate.topology.links;
     QCOMPARE(links[0].nccl.channels, 16);
     QCOMPARE(links[0].nccl.buffsizeBytes, 4.0 * 1024 * 1024); // the rest is kept
     buffer->setValue(64.0);
-    QCOMPARE(spies.links.count(), 2);
-    links = spies.links.at(1).at(0).value<QList<core::DciLink>>();
+    QCOMPARE(spies.total(), 2);
+    links = spies.at(1).candidate.topology.links;
     QCOMPARE(links[0].nccl.buffsizeBytes, 64.0 * 1024 * 1024);
     // NCCL's MAXCHANNELS bounds the spin box as it bounds the loader.
     channels->setValue(1000);
@@ -362,16 +366,14 @@ void TestPropertyEditor::podEditAcrossDatacentersAdaptsPlacement()
     QVERIFY(domains && !domains->isMixed());
     domains->setValue(896);
 
-    QCOMPARE(spies.datacentersAndPlacement.count(), 1);
     QCOMPARE(spies.total(), 1);
-    core::Scenario candidate = m_scenario;
-    const auto dcs = spies.datacentersAndPlacement.at(0).at(0).value<QList<core::Datacenter>>();
-    QCOMPARE(dcs.size(), 2);
-    for (const core::Datacenter& dc : dcs) {
+    const views::ProposedEdit edit = spies.at(0);
+    QVERIFY(edit.repairPlacement);
+    for (const core::Datacenter& dc : edit.candidate.topology.datacenters)
         QCOMPARE(core::gpusInDatacenter(dc), std::int64_t{16'384});
-        candidate.topology.datacenters[static_cast<std::size_t>(dc.id)] = dc;
-    }
-    candidate.placement = spies.datacentersAndPlacement.at(0).at(1).value<core::Placement>();
+    const core::Scenario candidate = m_editor->scenario();
+    QCOMPARE(candidate, appliedAs(m_scenario, edit));
+    QVERIFY(candidate.placement != m_scenario.placement);
     QVERIFY(!hasErrors(candidate));
     QCOMPARE(core::dataParallel(candidate), std::int64_t{256});
 }
@@ -389,19 +391,19 @@ void TestPropertyEditor::podEditThatBreaksTheBatchLetsTheBatchFollow()
             domains = f;
     QVERIFY(domains);
     domains->setValue(392);
-    QCOMPARE(spies.datacentersAndPlacement.count(), 1);
     QCOMPARE(spies.total(), 1);
-    core::Scenario candidate = m_scenario;
-    for (const core::Datacenter& dc :
-         spies.datacentersAndPlacement.at(0).at(0).value<QList<core::Datacenter>>())
-        candidate.topology.datacenters[static_cast<std::size_t>(dc.id)] = dc;
-    candidate.placement = spies.datacentersAndPlacement.at(0).at(1).value<core::Placement>();
-    QCOMPARE(core::dataParallel(candidate), std::int64_t{130});
-    QVERIFY(hasErrors(candidate)); // 2,048 sequences do not divide by DP 130
-    const core::Scenario fitted = core::withFittedGlobalBatch(candidate);
+    const views::ProposedEdit edit = spies.at(0);
+    // The edit leaves the batch alone (the app asks before changing it)...
+    QCOMPARE(edit.candidate.workload.globalBatch, m_scenario.workload.globalBatch);
+    // ...and the scenario it makes has it fitted to the new DP.
+    const core::Scenario fitted = appliedAs(m_scenario, edit);
+    QCOMPARE(core::dataParallel(fitted), std::int64_t{130});
+    core::Scenario unfitted = fitted;
+    unfitted.workload.globalBatch = m_scenario.workload.globalBatch;
+    QVERIFY(hasErrors(unfitted)); // 2,048 sequences do not divide by DP 130
     QCOMPARE(fitted.workload.globalBatch, 2080);
     QVERIFY(!hasErrors(fitted));
-    QCOMPARE(m_editor->scenario().workload.globalBatch, 2080); // shown optimistically
+    QCOMPARE(m_editor->scenario(), fitted); // shown optimistically
 }
 
 void TestPropertyEditor::warningsShowButDoNotBlock()
@@ -413,9 +415,8 @@ void TestPropertyEditor::warningsShowButDoNotBlock()
     const int oneFOneB = kind->findData(QStringLiteral("1f1b"));
     kind->setCurrentIndex(oneFOneB);
     emit kind->activated(oneFOneB);
-    QCOMPARE(spies.schedule.count(), 1);
     QCOMPARE(spies.total(), 1);
-    QCOMPARE(spies.schedule.at(0).at(0).value<core::Schedule>().kind, core::ScheduleKind::OneFOneB);
+    QCOMPARE(spies.at(0).candidate.schedule.kind, core::ScheduleKind::OneFOneB);
     views::FieldRow* row = rowOf(kind);
     QVERIFY(!row->isRefused());
     QVERIFY2(row->message().contains(QLatin1String("takes effect only")),
@@ -436,9 +437,8 @@ void TestPropertyEditor::datacenterSyncEditsParallelism()
     const int diloco = scheme->findData(QStringLiteral("diloco"));
     scheme->setCurrentIndex(diloco);
     emit scheme->activated(diloco);
-    QCOMPARE(spies.parallelism.count(), 1);
     QCOMPARE(spies.total(), 1);
-    core::Parallelism p = spies.parallelism.at(0).at(0).value<core::Parallelism>();
+    core::Parallelism p = spies.at(0).candidate.parallelism;
     QCOMPARE(p.datacenterSync.scheme, core::DatacenterSync::DiLoCo);
     QVERIFY(!rowOf(scheme)->isRefused());
 
@@ -457,8 +457,8 @@ void TestPropertyEditor::datacenterSyncEditsParallelism()
     QVERIFY(inner);
     QCOMPARE(inner->value(), 100);
     inner->setValue(30);
-    QCOMPARE(spies.parallelism.count(), 2);
-    p = spies.parallelism.at(1).at(0).value<core::Parallelism>();
+    QCOMPARE(spies.total(), 2);
+    p = spies.at(1).candidate.parallelism;
     QCOMPARE(p.datacenterSync.innerSteps, 30);
     QCOMPARE(p.datacenterSync.scheme, core::DatacenterSync::DiLoCo);
 }

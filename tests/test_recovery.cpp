@@ -1,15 +1,15 @@
-// Crash-recovery copies (app/gui/autosave.h) are deleted only on the user's word, and a live
-// window owns its copy. Reproductions of what a robustness trial found:
+// Crash-recovery copies (app/gui/document/autosave.h) are deleted only on the user's word, and a
+// live window owns its copy. Reproductions of what a robustness trial found:
 // - `archipelago --screenshot x.png FILE` (the silent prompts) deleted FILE's recovery copy, so
 //   a user who later answered "Yes, recover" got "cannot open the file";
 // - a second window on the same file said the first "did not close normally" while it was
 //   still open, and answering "No" deleted the first window's live copy.
-#include "autosave.h"
-#include "document.h"
-#include "editcontroller.h"
-#include "mainwindow.h"
-#include "presetlibrary.h"
-#include "prompts.h"
+#include "document/autosave.h"
+#include "document/document.h"
+#include "document/presetlibrary.h"
+#include "editing/editcontroller.h"
+#include "window/mainwindow.h"
+#include "window/prompts.h"
 
 #include <QFile>
 #include <QStandardPaths>

@@ -1,11 +1,11 @@
 // The review report (app/report): `archipelago-cli report` end to end on a preset — the PDF's
 // pages, paper sizes and section titles, the HTML's self-containment and section order, the
 // sweep section and the command's exit codes — and the built-in validation summary it quotes.
-#include "mainwindow.h"
-#include "prompts.h"
-#include "reportcommand.h"
-#include "reportinput.h"
-#include "reportsweep.h"
+#include "report/reportcommand.h"
+#include "report/reportinput.h"
+#include "report/reportsweep.h"
+#include "window/mainwindow.h"
+#include "window/prompts.h"
 
 #include "evaluation/costmodel.h"
 #include "evaluation/goodput.h"

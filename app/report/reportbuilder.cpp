@@ -2,12 +2,12 @@
 // drawings, the plots, the breakdown and memory tables, the bill of materials and the
 // comparison of the pinned design points. Figures come from core's Evaluation; nothing here
 // computes a cost.
-#include "reportbuilder.h"
+#include "report/reportbuilder.h"
 
-#include "comparisontablerows.h"
-#include "format.h"
-#include "plotstyle.h"
-#include "reportfigures.h"
+#include "common/format.h"
+#include "plots/plotstyle.h"
+#include "report/reportfigures.h"
+#include "tables/comparisontablerows.h"
 
 #include "evaluation/costmodel.h"
 #include "validation/builtinvalidation.h"
@@ -158,7 +158,7 @@ ReportBlock tableBlock(ReportTable table)
 
 QColor pinColor(const std::string& own, int index)
 {
-    // The window's pin palette (app/gui/editcontroller.cpp) and current-point colour
+    // The window's pin palette (app/gui/editing/editcontroller.cpp) and current-point colour
     // (mainwindowviews.cpp), so that a report from the CLI looks like one from the window.
     static const char* const kPalette[] = {"#ff7f0e", "#2ca02c", "#d62728", "#9467bd",
                                            "#8c564b", "#e377c2", "#17becf", "#bcbd22"};
@@ -373,7 +373,7 @@ ReportSection plotsSection(const ReportInput& input)
                   .arg(input.pinned.size())
                   .arg(input.pinned.size() == 1 ? "" : "s"),
         ReportBlock::Kind::Note));
-    const QList<views::DesignPoint> points =
+    const QList<views::EvaluatedDesign> points =
         views::orderedDesignPoints(input.pinned, input.current);
     if (points.size() <= 4) {
         // Two by two, each half the text width: at about 0.7 scale the plots' 8-9 pt text
@@ -553,7 +553,8 @@ ReportSection comparisonSection(const ReportInput& input)
     const int tables =
         std::max(1, static_cast<int>((input.pinned.size() + pinnedPerTable - 1) / pinnedPerTable));
     for (int chunk = 0; chunk < tables; ++chunk) {
-        QList<views::DesignPoint> subset = input.pinned.mid(chunk * pinnedPerTable, pinnedPerTable);
+        QList<views::EvaluatedDesign> subset =
+            input.pinned.mid(chunk * pinnedPerTable, pinnedPerTable);
         subset.append(input.current);
         ReportTable table = comparisonTable(subset);
         if (tables > 1)
@@ -566,13 +567,13 @@ ReportSection comparisonSection(const ReportInput& input)
     return section;
 }
 
-ReportTable comparisonTable(const QList<views::DesignPoint>& points)
+ReportTable comparisonTable(const QList<views::EvaluatedDesign>& points)
 {
-    const views::DesignPoint& baseline = points.back();
+    const views::EvaluatedDesign& baseline = points.back();
     ReportTable t;
     t.headers.append(QStringLiteral("Metric"));
     t.rightAligned.append(false);
-    for (const views::DesignPoint& p : points) {
+    for (const views::EvaluatedDesign& p : points) {
         t.headers.append(p.name.isEmpty() ? QStringLiteral("(unnamed)") : p.name);
         t.rightAligned.append(true);
     }
@@ -582,7 +583,7 @@ ReportTable comparisonTable(const QList<views::DesignPoint>& points)
         const std::optional<double> base = row.numberFor(baseline);
         const QString baseText = row.textFor(baseline);
         for (int i = 0; i < points.size(); ++i) {
-            const views::DesignPoint& p = points[i];
+            const views::EvaluatedDesign& p = points[i];
             QString text = row.textFor(p);
             const std::optional<double> v = row.numberFor(p);
             CellMark mark = CellMark::None;

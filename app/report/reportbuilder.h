@@ -2,7 +2,7 @@
 // buildReport() in reportinput.h puts them in order.
 #pragma once
 
-#include "reportinput.h"
+#include "report/reportinput.h"
 
 #include <optional>
 
@@ -22,8 +22,8 @@ ReportSection sweepSection(const ReportSweep& sweep);
 ReportSection goodputSection(const ReportInput& input);
 ReportSection assumptionsSection(const ReportInput& input);
 ReportSection validationSection();
-// The comparison rows (views/comparisontablerows.h) for `points`, marked against the last.
-ReportTable comparisonTable(const QList<views::DesignPoint>& points);
+// The comparison rows (views/tables/comparisontablerows.h) for `points`, marked against the last.
+ReportTable comparisonTable(const QList<views::EvaluatedDesign>& points);
 
 // "PP crosses the dc-west/dc-east boundary": which parallel dimensions the placement spreads
 // over more than one datacenter ("" when the job sits in one).

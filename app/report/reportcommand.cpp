@@ -1,9 +1,9 @@
 // The report command and the shared write step (reportcommand.h).
-#include "reportcommand.h"
+#include "report/reportcommand.h"
 
-#include "reporthtml.h"
-#include "reportpdf.h"
-#include "reportsweep.h"
+#include "report/reporthtml.h"
+#include "report/reportpdf.h"
+#include "report/reportsweep.h"
 
 #include "evaluation/costmodel.h"
 #include "explore/sweepmerge.h"

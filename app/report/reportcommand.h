@@ -4,7 +4,7 @@
 // input (the file and the JSON pointer), 2 usage.
 #pragma once
 
-#include "reportinput.h"
+#include "report/reportinput.h"
 
 #include <QString>
 

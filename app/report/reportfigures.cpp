@@ -1,13 +1,13 @@
 // The report's drawings (reportfigures.h): views rendered offscreen into QPictures.
-#include "reportfigures.h"
+#include "report/reportfigures.h"
 
-#include "layoutviewcanvas.h"
-#include "plotbreakdown.h"
-#include "plotbubble.h"
-#include "plotgoodput.h"
-#include "plotnetworkcost.h"
-#include "plotstyle.h"
-#include "topologyscene.h"
+#include "layout/layoutviewcanvas.h"
+#include "plots/plotbreakdown.h"
+#include "plots/plotbubble.h"
+#include "plots/plotgoodput.h"
+#include "plots/plotnetworkcost.h"
+#include "plots/plotstyle.h"
+#include "topology/topologyscene.h"
 
 #include "explore/sweepkeys.h"
 #include "io/evaluationjson.h"
@@ -125,7 +125,7 @@ ReportFigure layoutFigure(const core::Scenario& scenario, const core::Evaluation
                          QSizeF(size), picture);
 }
 
-std::vector<ReportFigure> plotFigures(const QList<views::DesignPoint>& points, QSize size)
+std::vector<ReportFigure> plotFigures(const QList<views::EvaluatedDesign>& points, QSize size)
 {
     std::vector<ReportFigure> figures;
     auto add = [&]<typename Plot>() {

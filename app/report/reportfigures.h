@@ -4,9 +4,9 @@
 // size and replayed scaled into the PDF page or the SVG, always with a light palette.
 #pragma once
 
-#include "reportmodel.h"
+#include "report/reportmodel.h"
 
-#include "designpoint.h"
+#include "common/evaluateddesign.h"
 
 #include <nlohmann/json.hpp>
 
@@ -21,7 +21,7 @@ ReportFigure topologyFigure(const core::Scenario& scenario);
 ReportFigure layoutFigure(const core::Scenario& scenario, const core::Evaluation& evaluation);
 // Iteration-time breakdown, bubble ratio and network cost, in that order, each drawn at
 // `size` (CSS pixels): about 330 x 330 for three side by side.
-std::vector<ReportFigure> plotFigures(const QList<views::DesignPoint>& points, QSize size);
+std::vector<ReportFigure> plotFigures(const QList<views::EvaluatedDesign>& points, QSize size);
 
 // One front of a sweep's JSON (explore/sweepjson.h "fronts"), x and y read from each point.
 struct FrontAxes

@@ -1,5 +1,5 @@
 // The HTML backend (reporthtml.h).
-#include "reporthtml.h"
+#include "report/reporthtml.h"
 
 #include <QBuffer>
 #include <QPainter>

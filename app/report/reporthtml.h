@@ -3,7 +3,7 @@
 // breaks before the large sections, table headers repeated by the browser).
 #pragma once
 
-#include "reportmodel.h"
+#include "report/reportmodel.h"
 
 #include <QByteArray>
 

@@ -3,9 +3,9 @@
 // files (reportcommand.cpp), the window from its document (File > Export Report…).
 #pragma once
 
-#include "reportmodel.h"
+#include "report/reportmodel.h"
 
-#include "designpoint.h"
+#include "common/evaluateddesign.h"
 
 #include <nlohmann/json.hpp>
 
@@ -26,11 +26,11 @@ struct ReportSweep
 
 struct ReportInput
 {
-    views::DesignPoint current;       // the scenario and its evaluation
-    QList<views::DesignPoint> pinned; // compared with it
-    QString fileName;                 // the input file ("" for an unsaved document)
-    QByteArray fileBytes;             // hashed for the title block
-    bool unsavedChanges = false;      // fileBytes is the document as it would be saved
+    views::EvaluatedDesign current;       // the scenario and its evaluation
+    QList<views::EvaluatedDesign> pinned; // compared with it
+    QString fileName;                     // the input file ("" for an unsaved document)
+    QByteArray fileBytes;                 // hashed for the title block
+    bool unsavedChanges = false;          // fileBytes is the document as it would be saved
     std::optional<ReportSweep> sweep;
     QDateTime generatedAt = QDateTime::currentDateTimeUtc();
 };

@@ -1,10 +1,10 @@
 // The assumptions ledger and the validation section (reportbuilder.h): every catalog figure
 // the evaluation used, with its source and whether the scenario overrides it, and the model's
 // error on the built-in published runs (core/validation/builtinvalidation.h).
-#include "reportbuilder.h"
+#include "report/reportbuilder.h"
 
-#include "format.h"
-#include "plotstyle.h"
+#include "common/format.h"
+#include "plots/plotstyle.h"
 
 #include "evaluation/goodput.h"
 #include "io/scenarioio.h"

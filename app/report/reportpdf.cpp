@@ -1,7 +1,7 @@
 // The PDF backend (reportpdf.h). Units are CSS pixels (96 per inch, the resolution the
 // writer is set to), so the views' drawings keep the proportions they have on screen. The
 // document is laid out twice: once to count the pages, once to draw with "Page N of M".
-#include "reportpdf.h"
+#include "report/reportpdf.h"
 
 #include <QApplication>
 #include <QBuffer>

@@ -3,7 +3,7 @@
 // fit their columns), "Page N of M" in the footer.
 #pragma once
 
-#include "reportmodel.h"
+#include "report/reportmodel.h"
 
 #include <QByteArray>
 #include <QPageSize>

@@ -1,9 +1,9 @@
 // The sweep section (reportbuilder.h) and the checks of a sweep's JSON (reportsweep.h).
-#include "reportsweep.h"
+#include "report/reportsweep.h"
 
-#include "format.h"
-#include "reportbuilder.h"
-#include "reportfigures.h"
+#include "common/format.h"
+#include "report/reportbuilder.h"
+#include "report/reportfigures.h"
 
 #include "evaluation/costmodel.h"
 #include "explore/sweep.h"
@@ -12,6 +12,7 @@
 #include "explore/sweepmerge.h"
 #include "explore/sweepsave.h"
 #include "io/evaluationjson.h"
+#include "io/scenarioio.h"
 
 #include <QFileInfo>
 

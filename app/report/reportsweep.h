@@ -3,7 +3,7 @@
 // file and the JSON pointer, never a crash or a silently empty section.
 #pragma once
 
-#include "reportinput.h"
+#include "report/reportinput.h"
 
 #include "io/diagnosticsink.h"
 

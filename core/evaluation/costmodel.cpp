@@ -18,13 +18,6 @@
 
 namespace archipelago::core {
 
-Catalog effectiveCatalog(const Scenario& scenario)
-{
-    if (scenario.catalogOverrides.empty())
-        return builtinCatalog();
-    return builtinCatalog().mergedWith(scenario.catalogOverrides);
-}
-
 Evaluation evaluate(const Scenario& scenario)
 {
     if (scenario.catalogOverrides.empty()) // no copy of the catalog on the hot path

@@ -76,9 +76,6 @@ private:
     bool m_held = false;
 };
 
-// The built-in catalog merged with the scenario's overrides.
-Catalog effectiveCatalog(const Scenario& scenario);
-
 // Evaluate with the effective catalog.
 Evaluation evaluate(const Scenario& scenario);
 // Evaluate against an explicit catalog (already merged). `workspace`, when given, carries the

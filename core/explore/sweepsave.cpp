@@ -345,4 +345,19 @@ std::optional<SavedSweep> readSavedSweep(std::string_view text, const Scenario& 
     return saved;
 }
 
+SweepResult sweepResultOf(const SavedSweep& saved)
+{
+    SweepResult r;
+    r.ok = true;
+    r.cancelled = saved.cancelled;
+    r.counts = saved.counts;
+    r.baseRank = saved.baseRank;
+    r.timeVsCapex = saved.timeVsCapex;
+    r.timeVsMemory = saved.timeVsMemory;
+    r.trainTimeVsCost = saved.trainTimeVsCost;
+    r.topBy = saved.topBy;
+    r.top = saved.topBy[static_cast<std::size_t>(SweepObjective::IterationTime)];
+    return r;
+}
+
 } // namespace archipelago::core

@@ -46,5 +46,8 @@ std::string savedSweepText(const SearchSpace& space, const SweepResult& result);
 std::optional<SavedSweep> readSavedSweep(std::string_view text, const Scenario& base,
                                          DiagnosticSink& sink,
                                          const std::string& pointer = "/explore");
+// The result a saved sweep stands for (what the Explore panel shows after a load): its fronts,
+// top lists and counts; `top` is the top list by iteration time, as runSweep gives it.
+SweepResult sweepResultOf(const SavedSweep& saved);
 
 } // namespace archipelago::core

@@ -342,4 +342,11 @@ const Catalog& builtinCatalog()
     return catalog;
 }
 
+Catalog effectiveCatalog(const Scenario& scenario)
+{
+    if (scenario.catalogOverrides.empty())
+        return builtinCatalog();
+    return builtinCatalog().mergedWith(scenario.catalogOverrides);
+}
+
 } // namespace archipelago::core

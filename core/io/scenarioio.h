@@ -65,6 +65,9 @@ std::vector<Diagnostic> checkScenario(const Scenario& scenario, const Catalog& c
 
 // The built-in catalog (resources/catalog.json compiled in).
 const Catalog& builtinCatalog();
+// The built-in catalog merged with the scenario's overrides (its "catalog" section): the catalog
+// every check and every evaluation of that scenario uses.
+Catalog effectiveCatalog(const Scenario& scenario);
 // Parse a catalog document (same schema as resources/catalog.json).
 std::optional<Catalog> parseCatalog(std::string_view text, const std::string& fileName,
                                     std::vector<Diagnostic>& errors);

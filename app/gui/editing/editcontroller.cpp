@@ -1,0 +1,320 @@
+#include "editing/editcontroller.h"
+
+#include "commands/movedatacenters.h"
+#include "commands/pincommands.h"
+#include "commands/scenarioedit.h"
+#include "commands/valuecommands.h"
+#include "document/document.h"
+#include "editing/edittext.h"
+#include "editing/editvalidation.h"
+#include "editing/topologyedits.h"
+#include "model/scenariolimits.h"
+
+#include <QLocale>
+#include <QUndoStack>
+
+#include <algorithm>
+#include <array>
+
+namespace archipelago::app {
+
+namespace {
+
+// Distinct on light and dark backgrounds (Tableau 10); the current point is drawn in its own
+// colour by the plots, so pins start with the second.
+constexpr std::array<const char*, 8> kPinPalette{"#ff7f0e", "#2ca02c", "#d62728", "#9467bd",
+                                                 "#8c564b", "#e377c2", "#17becf", "#bcbd22"};
+
+// The part of the scenario an edit changed, for its undo text when describeEdit recognises no
+// single field ("Change Workload", "Change 2 Datacenters").
+QString partEdited(const core::Scenario& before, const core::Scenario& after)
+{
+    const auto changed = [](const auto& was, const auto& now) {
+        qsizetype n = 0;
+        for (const auto& object : now) {
+            const auto same = std::find_if(was.begin(), was.end(),
+                                           [&](const auto& old) { return old.id == object.id; });
+            if (same == was.end() || !(*same == object))
+                ++n;
+        }
+        return n;
+    };
+    if (before.workload != after.workload)
+        return EditController::tr("Change Workload");
+    if (before.parallelism != after.parallelism)
+        return EditController::tr("Change Parallelism");
+    if (const qsizetype n = changed(before.topology.datacenters, after.topology.datacenters))
+        return n == 1 ? EditController::tr("Change Datacenter")
+                      : EditController::tr("Change %1 Datacenters").arg(n);
+    if (const qsizetype n = changed(before.topology.links, after.topology.links))
+        return n == 1 ? EditController::tr("Change DCI Link")
+                      : EditController::tr("Change %1 DCI Links").arg(n);
+    if (before.schedule != after.schedule)
+        return EditController::tr("Change Schedule");
+    if (before.placement != after.placement)
+        return EditController::tr("Change Placement");
+    return EditController::tr("Change Scenario");
+}
+
+} // namespace
+
+EditController::EditController(Document* document, QObject* parent)
+    : QObject(parent)
+    , m_document(document)
+{}
+
+bool EditController::refuse(const QString& reason)
+{
+    emit refused(reason);
+    return false;
+}
+
+bool EditController::apply(const core::Scenario& target, const QString& text, bool repairPlacement,
+                           const std::vector<std::string>& fields)
+{
+    const core::Scenario& current = m_document->scenario();
+    if (target == current)
+        return true;
+    const ValidatedEdit edit = validateEdit(target, current, repairPlacement, fields);
+    if (!edit.scenario)
+        return refuse(tr("%1 refused: %2").arg(text, edit.reason));
+    // The workload never changes as a side effect without asking (two pins with different
+    // batches would compare different jobs): the batch change is part of the same undo step, and
+    // its undo text says so. Without a confirmation (scripted callers, no one to ask) the batch
+    // follows, said by adjusted().
+    QString undoText = text;
+    if (edit.changesGlobalBatch()) {
+        if (m_confirmBatch && !m_confirmBatch(text, edit.batchQuestion))
+            return refuse(tr("%1 cancelled: it needs global batch %2 instead of %3 sequences")
+                              .arg(text, QLocale(QLocale::English).toString(edit.batchAfter),
+                                   QLocale(QLocale::English).toString(edit.batchBefore)));
+        undoText = tr("%1 and Global Batch %2 → %3")
+                       .arg(text, QLocale(QLocale::English).toString(edit.batchBefore),
+                            QLocale(QLocale::English).toString(edit.batchAfter));
+    }
+    if (std::unique_ptr<QUndoCommand> command =
+            makeScenarioEdit(m_document, *edit.scenario, undoText))
+        m_document->undoStack()->push(command.release());
+    if (!edit.note.isEmpty())
+        emit adjusted(tr("%1: %2").arg(text, edit.note));
+    return true;
+}
+
+bool EditController::applyEdit(const core::Scenario& candidate,
+                               const std::vector<std::string>& fields, bool repairPlacement)
+{
+    const core::Scenario& before = m_document->scenario();
+    return apply(candidate, describeEdit(before, candidate, partEdited(before, candidate)),
+                 repairPlacement, fields);
+}
+
+bool EditController::setWorkload(const core::Workload& workload)
+{
+    core::Scenario next = m_document->scenario();
+    next.workload = workload;
+    return applyEdit(next, {"/workload"}, true);
+}
+
+bool EditController::setParallelism(const core::Parallelism& parallelism)
+{
+    core::Scenario next = m_document->scenario();
+    next.parallelism = parallelism;
+    return applyEdit(next, {"/parallelism"}, true);
+}
+
+bool EditController::setPlacement(const core::Placement& placement)
+{
+    core::Scenario next = m_document->scenario();
+    next.placement = placement;
+    return applyEdit(next, {"/placement"}, false);
+}
+
+bool EditController::setSchedule(const core::Schedule& schedule)
+{
+    core::Scenario next = m_document->scenario();
+    next.schedule = schedule;
+    return applyEdit(next, {"/schedule"}, false);
+}
+
+bool EditController::setDatacenters(const QList<core::Datacenter>& datacenters)
+{
+    core::Scenario next = m_document->scenario();
+    for (const core::Datacenter& edited : datacenters)
+        for (core::Datacenter& dc : next.topology.datacenters)
+            if (dc.id == edited.id)
+                dc = edited;
+    return applyEdit(next, {"/topology/datacenters"}, true);
+}
+
+bool EditController::setLinks(const QList<core::DciLink>& links)
+{
+    core::Scenario next = m_document->scenario();
+    for (const core::DciLink& edited : links)
+        for (core::DciLink& link : next.topology.links)
+            if (link.id == edited.id)
+                link = edited;
+    return applyEdit(next, {"/topology/dci_links"}, false);
+}
+
+bool EditController::setScenarioInfo(const QString& name, const QString& description)
+{
+    core::Scenario next = m_document->scenario();
+    next.name = name.toStdString();
+    next.description = description.toStdString();
+    return applyEdit(next, {"/name", "/description"}, false);
+}
+
+bool EditController::setPipelineParallel(int pp)
+{
+    // The degree alone: validateEdit re-makes the placement (and says what it dropped).
+    core::Scenario next = m_document->scenario();
+    next.parallelism.pp = pp;
+    return apply(next, tr("Set Pipeline Parallel to %1").arg(pp), true);
+}
+
+bool EditController::setLayersPerStage(const std::vector<int>& layersPerStage)
+{
+    core::Placement placement = m_document->scenario().placement;
+    placement.layersPerStage = layersPerStage;
+    core::Scenario next = m_document->scenario();
+    next.placement = placement;
+    return apply(next, tr("Move Stage Boundary"), false);
+}
+
+bool EditController::setStageDatacenter(int shardIndex, int stage, core::Id datacenter)
+{
+    core::Scenario next = m_document->scenario();
+    next.placement.shards = core::effectiveShards(next);
+    if (shardIndex < 0 || static_cast<std::size_t>(shardIndex) >= next.placement.shards.size())
+        return refuse(tr("No shard %1 in the placement").arg(shardIndex));
+    auto& stages = next.placement.shards[static_cast<std::size_t>(shardIndex)].stageDatacenters;
+    if (stage < 0 || static_cast<std::size_t>(stage) >= stages.size())
+        return refuse(tr("No stage %1 in shard %2").arg(stage).arg(shardIndex));
+    stages[static_cast<std::size_t>(stage)] = datacenter;
+    return apply(next, tr("Move Stage %1").arg(stage), false);
+}
+
+void EditController::moveDatacenters(const QList<core::Id>& ids, const QList<QPointF>& positions,
+                                     int dragId)
+{
+    std::vector<MoveDatacenters::Move> moves;
+    for (qsizetype i = 0; i < ids.size() && i < positions.size(); ++i)
+        moves.push_back({ids[i], positions[i].x(), positions[i].y()});
+    m_document->undoStack()->push(new MoveDatacenters(m_document, std::move(moves), dragId));
+}
+
+bool EditController::addDatacenter(QPointF position, core::Id templateId)
+{
+    return apply(TopologyEdits::withDatacenterAdded(m_document->scenario(), position.x(),
+                                                    position.y(), templateId),
+                 tr("Add Datacenter"), true);
+}
+
+bool EditController::addPod(core::Id datacenter)
+{
+    return apply(TopologyEdits::withPodAdded(m_document->scenario(), datacenter), tr("Add Pod"),
+                 true);
+}
+
+bool EditController::connectDatacenters(core::Id a, core::Id b)
+{
+    if (a == b)
+        return refuse(tr("A DCI link joins two different datacenters"));
+    return apply(TopologyEdits::withLinkAdded(m_document->scenario(), a, b), tr("Add DCI Link"),
+                 false);
+}
+
+bool EditController::remove(const QList<core::Id>& datacenters, const QList<core::Id>& links,
+                            const QList<core::Id>& pods)
+{
+    const int count = static_cast<int>(datacenters.size() + links.size() + pods.size());
+    if (count == 0)
+        return true;
+    return apply(TopologyEdits::withRemoved(m_document->scenario(), datacenters, links, pods),
+                 tr("Remove %n Object(s)", nullptr, count), true);
+}
+
+QColor EditController::pinColor(const core::PinnedScenario& pin, int index)
+{
+    const QColor own(QString::fromStdString(pin.color));
+    if (!pin.color.empty() && own.isValid())
+        return own;
+    return QColor(QLatin1String(kPinPalette[static_cast<std::size_t>(index) % kPinPalette.size()]));
+}
+
+void EditController::pin(const core::Scenario& scenario, QString name, QColor color)
+{
+    const std::vector<core::PinnedScenario>& pins = m_document->pins();
+    // As many as the reader takes back (model/scenariolimits.h).
+    if (pins.size() >= core::kMaxPins) {
+        refuse(tr("At most %1 pins: remove one first, or compare more designs with a sweep")
+                   .arg(core::kMaxPins));
+        return;
+    }
+    auto used = [&pins](const std::string& text, bool byColor) {
+        return std::any_of(pins.begin(), pins.end(), [&](const core::PinnedScenario& p) {
+            return (byColor ? p.color : p.name) == text;
+        });
+    };
+    if (name.trimmed().isEmpty())
+        for (std::size_t n = pins.size() + 1; name.isEmpty(); ++n)
+            if (!used(tr("Pin %1").arg(n).toStdString(), false))
+                name = tr("Pin %1").arg(n);
+    if (!color.isValid()) {
+        color = QColor(QLatin1String(kPinPalette[pins.size() % kPinPalette.size()]));
+        for (const char* candidate : kPinPalette)
+            if (!used(candidate, true)) {
+                color = QColor(QLatin1String(candidate));
+                break;
+            }
+    }
+    core::PinnedScenario pinned{name.trimmed().toStdString(),
+                                color.name(QColor::HexRgb).toStdString(), scenario};
+    // The saved sweep belongs to the document, not to a design point: pins are written
+    // without it, so a pin holding it would differ from itself after a reload.
+    pinned.scenario.explore.clear();
+    m_document->undoStack()->push(new AddPin(m_document, std::move(pinned)));
+}
+
+void EditController::removePin(int index)
+{
+    if (index >= 0)
+        m_document->undoStack()->push(new RemovePin(m_document, static_cast<std::size_t>(index)));
+}
+
+void EditController::renamePin(int index, const QString& name)
+{
+    // At most what the reader takes back (model/scenariolimits.h).
+    const QString trimmed = name.trimmed().left(core::kMaxNameChars);
+    if (index >= 0 && !trimmed.isEmpty())
+        m_document->undoStack()->push(
+            new RenamePin(m_document, static_cast<std::size_t>(index), trimmed.toStdString()));
+}
+
+bool EditController::restorePin(int index)
+{
+    if (index < 0 || static_cast<std::size_t>(index) >= m_document->pins().size())
+        return refuse(tr("No pin %1").arg(index + 1));
+    const core::PinnedScenario& pin = m_document->pins()[static_cast<std::size_t>(index)];
+    // Restoring a pin keeps the document's saved sweep (pins never hold one).
+    core::Scenario target = pin.scenario;
+    target.explore = m_document->scenario().explore;
+    if (target == m_document->scenario())
+        return true;
+    // A pin passed the same validation when it was loaded or pinned; check again all the same.
+    // A pin is restored as it is, never adjusted, and never with an error (whatever the
+    // document has).
+    const std::vector<core::Diagnostic> errors = scenarioErrors(target);
+    const ValidatedEdit edit =
+        errors.empty() ? validateEdit(target, m_document->scenario(), false) : ValidatedEdit{};
+    if (!edit.scenario || !(*edit.scenario == target)) {
+        const QString reason =
+            errors.empty() ? edit.reason : QString::fromStdString(errors.front().message);
+        return refuse(tr("Cannot restore “%1”: %2").arg(QString::fromStdString(pin.name), reason));
+    }
+    m_document->undoStack()->push(new SetScenario(
+        m_document, target, tr("Restore “%1”").arg(QString::fromStdString(pin.name))));
+    return true;
+}
+
+} // namespace archipelago::app

@@ -1,0 +1,126 @@
+#include "editing/topologyedits.h"
+
+#include "commands/datacentercommands.h"
+
+#include "io/scenarioio.h"
+
+#include <algorithm>
+#include <cmath>
+
+namespace archipelago::app {
+
+namespace {
+
+constexpr double kCampusKm = 10.0;
+
+template <typename Object>
+std::string uniqueName(const std::vector<Object>& objects, const std::string& stem)
+{
+    for (std::size_t n = objects.size() + 1;; ++n) {
+        const std::string name = stem + std::to_string(n);
+        if (std::none_of(objects.begin(), objects.end(),
+                         [&name](const Object& o) { return o.name == name; }))
+            return name;
+    }
+}
+
+const core::Datacenter* datacenterOrFirst(const core::Topology& t, core::Id id)
+{
+    if (const core::Datacenter* dc = core::findDatacenter(t, id))
+        return dc;
+    return t.datacenters.empty() ? nullptr : &t.datacenters.front();
+}
+
+} // namespace
+
+core::DciLink TopologyEdits::defaultLink(const core::Scenario& scenario, core::Id a, core::Id b)
+{
+    core::DciLink link;
+    link.id = core::nextLinkId(scenario.topology);
+    link.a = a;
+    link.b = b;
+    link.wavelengths = 16;
+    link.gbpsPerWavelength = 400.0;
+    link.optic = "400ZR";
+    link.lineSystem = "Metro-DWDM-C-band";
+    link.distanceKm = kCampusKm;
+    const core::Datacenter* da = core::findDatacenter(scenario.topology, a);
+    const core::Datacenter* db = core::findDatacenter(scenario.topology, b);
+    if (da && db && da->regionId != db->regionId)
+        link.distanceKm = std::max(kCampusKm, std::round(std::hypot(da->x - db->x, da->y - db->y)));
+    const core::Catalog catalog = core::effectiveCatalog(scenario);
+    const core::OpticSpec* optic = catalog.optic(link.optic);
+    if (optic && link.distanceKm * 1000.0 > optic->maxReachM)
+        link.optic = "400ZR+";
+    const core::LineSystemSpec* metro = catalog.lineSystem(link.lineSystem);
+    if (metro && link.distanceKm > metro->maxReachKm)
+        link.lineSystem = "Long-haul-DWDM-C+L";
+    return link;
+}
+
+core::Scenario TopologyEdits::withDatacenterAdded(const core::Scenario& scenario, double x,
+                                                  double y, core::Id templateId)
+{
+    core::Scenario next = scenario;
+    core::Topology& t = next.topology;
+    const core::Datacenter* source = datacenterOrFirst(scenario.topology, templateId);
+    core::Datacenter dc = source ? *source : core::Datacenter{};
+    dc.id = core::nextDatacenterId(t);
+    dc.name = uniqueName(t.datacenters, "dc-");
+    dc.x = x;
+    dc.y = y;
+    core::Id podId = core::nextPodId(t);
+    for (core::Pod& pod : dc.pods)
+        pod.id = podId++;
+    // The copy starts with a fabric whose switches hold its GPUs (no undersized-fabric
+    // warning on a datacenter just added).
+    dc.fabric = fabricHoldingGpus(dc, core::effectiveCatalog(scenario));
+    t.datacenters.push_back(dc);
+    if (source)
+        t.links.push_back(defaultLink(next, source->id, dc.id));
+    return next;
+}
+
+core::Scenario TopologyEdits::withPodAdded(const core::Scenario& scenario, core::Id datacenter)
+{
+    core::Scenario next = scenario;
+    auto& dcs = next.topology.datacenters;
+    auto it = std::find_if(dcs.begin(), dcs.end(), [datacenter](const core::Datacenter& dc) {
+        return dc.id == datacenter;
+    });
+    if (it == dcs.end())
+        return next;
+    core::Pod pod = it->pods.empty() ? core::Pod{} : it->pods.back();
+    pod.id = core::nextPodId(next.topology);
+    pod.name = uniqueName(it->pods, "pod-");
+    it->pods.push_back(pod);
+    return next;
+}
+
+core::Scenario TopologyEdits::withLinkAdded(const core::Scenario& scenario, core::Id a, core::Id b)
+{
+    core::Scenario next = scenario;
+    if (a != b && core::findDatacenter(scenario.topology, a) &&
+        core::findDatacenter(scenario.topology, b))
+        next.topology.links.push_back(defaultLink(scenario, a, b));
+    return next;
+}
+
+core::Scenario TopologyEdits::withRemoved(const core::Scenario& scenario,
+                                          const QList<core::Id>& datacenters,
+                                          const QList<core::Id>& links, const QList<core::Id>& pods)
+{
+    core::Scenario next = scenario;
+    core::Topology& t = next.topology;
+    std::erase_if(t.datacenters,
+                  [&](const core::Datacenter& dc) { return datacenters.contains(dc.id); });
+    std::erase_if(t.links, [&](const core::DciLink& link) {
+        return links.contains(link.id) || datacenters.contains(link.a) ||
+               datacenters.contains(link.b);
+    });
+    for (core::Datacenter& dc : t.datacenters)
+        std::erase_if(dc.pods, [&](const core::Pod& pod) { return pods.contains(pod.id); });
+    return next;
+}
+
+} // namespace archipelago::app

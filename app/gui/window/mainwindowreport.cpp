@@ -1,0 +1,104 @@
+// MainWindow: File > Export Report… (Ctrl+E). The report is made by app/report, the code of
+// `archipelago-cli report`, from what the window shows: the current design point, the pins
+// and the document's file.
+#include "window/mainwindow.h"
+
+#include "document/evaluator.h"
+#include "document/pinevaluations.h"
+#include "report/reportcommand.h"
+#include "report/reportsweep.h"
+#include "window/prompts.h"
+
+#include <QApplication>
+#include <QFile>
+#include <QFileDialog>
+#include <QFileInfo>
+#include <QLocale>
+#include <QStandardPaths>
+#include <QStatusBar>
+
+namespace archipelago::app {
+
+namespace {
+
+report::Paper localPaper()
+{
+    // Letter where the locale measures in US units, A4 elsewhere.
+    return QLocale().measurementSystem() == QLocale::ImperialUSSystem ? report::Paper::Letter
+                                                                      : report::Paper::A4;
+}
+
+} // namespace
+
+bool MainWindow::exportReport(const QString& path, QString* error)
+{
+    const std::optional<report::ReportFormat> format = report::reportFormatFor(path);
+    if (!format) {
+        if (error)
+            *error = tr("%1: the report is written as .pdf or .html").arg(path);
+        return false;
+    }
+    QApplication::setOverrideCursor(Qt::WaitCursor);
+    report::ReportInput input;
+    // The point as the document holds it now: the published evaluation when it is of this
+    // scenario, else evaluated here (an edit may still be debouncing).
+    const core::Scenario& scenario = m_document->scenario();
+    const std::shared_ptr<const core::Scenario> evaluated = m_evaluator->evaluatedScenario();
+    const std::shared_ptr<const core::Evaluation> current = m_evaluator->evaluation();
+    input.current = {
+        tr("Current"),
+        m_currentPoint.color.isValid() ? m_currentPoint.color : report::currentPointColor(),
+        scenario,
+        evaluated && current && *evaluated == scenario ? *current : evaluateSafely(scenario)};
+    const std::vector<core::PinnedScenario>& pins = m_document->pins();
+    for (std::size_t i = 0; i < pins.size(); ++i) {
+        const std::shared_ptr<const core::Evaluation> e =
+            m_pinEvaluations->evaluationFor(pins[i].scenario);
+        input.pinned.append({QString::fromStdString(pins[i].name),
+                             report::pinColor(pins[i].color, static_cast<int>(i)), pins[i].scenario,
+                             e ? *e : evaluateSafely(pins[i].scenario)});
+    }
+    // The sweep saved with the document (the Explore panel's last run), when there is one.
+    std::vector<core::Diagnostic> sweepErrors;
+    input.sweep = report::savedReportSweep(scenario, input.current.evaluation,
+                                           m_document->fileName().toStdString(), sweepErrors);
+    input.fileName = m_document->fileName();
+    QFile file(input.fileName);
+    if (!m_document->isUntitled() && !m_document->isModified() && file.open(QIODevice::ReadOnly)) {
+        input.fileBytes = file.readAll();
+    } else {
+        const std::string text = m_document->serialized();
+        input.fileBytes = QByteArray(text.data(), static_cast<qsizetype>(text.size()));
+        input.unsavedChanges = !m_document->isUntitled();
+    }
+    const bool ok = report::writeReport(input, path, *format, localPaper(), error);
+    QApplication::restoreOverrideCursor();
+    return ok;
+}
+
+void MainWindow::exportReportInteractively()
+{
+    const QString pdf = tr("PDF document (*.pdf)");
+    const QString html = tr("HTML page, one file (*.html)");
+    const QFileInfo info(m_document->fileName());
+    const QString folder = m_document->isUntitled()
+                               ? QStandardPaths::writableLocation(QStandardPaths::DocumentsLocation)
+                               : info.absolutePath();
+    const QString base =
+        m_document->isUntitled() ? tr("report") : info.completeBaseName() + tr("-report");
+    QString filter = pdf;
+    QString path = QFileDialog::getSaveFileName(this, tr("Export Report"),
+                                                folder + '/' + base + QStringLiteral(".pdf"),
+                                                pdf + QStringLiteral(";;") + html, &filter);
+    if (path.isEmpty())
+        return;
+    if (QFileInfo(path).suffix().isEmpty())
+        path += filter == html ? QStringLiteral(".html") : QStringLiteral(".pdf");
+    QString error;
+    if (exportReport(path, &error))
+        statusBar()->showMessage(tr("Report written to %1").arg(path), 5000);
+    else
+        m_prompts->showError(this, tr("Export Report"), error);
+}
+
+} // namespace archipelago::app

@@ -1,0 +1,120 @@
+#include "window/prompts.h"
+
+#include "window/diagnosticsdialog.h"
+
+#include <QFileDialog>
+#include <QLocale>
+#include <QMessageBox>
+#include <QPushButton>
+#include <QStringList>
+
+namespace archipelago::app {
+
+namespace {
+
+const QString kScenarioFilter = QStringLiteral("Archipelago scenarios (*.json);;All files (*)");
+
+} // namespace
+
+Prompts::SaveChoice Prompts::askSaveChanges(QWidget* parent, const QString& documentName)
+{
+    QMessageBox box(QMessageBox::Warning, QObject::tr("Unsaved changes"),
+                    QObject::tr("Save the changes to “%1”?").arg(documentName),
+                    QMessageBox::Save | QMessageBox::Discard | QMessageBox::Cancel, parent);
+    box.setInformativeText(QObject::tr("Your changes are lost if you don't save them."));
+    box.setDefaultButton(QMessageBox::Save);
+    switch (box.exec()) {
+    case QMessageBox::Save:
+        return SaveChoice::Save;
+    case QMessageBox::Discard:
+        return SaveChoice::Discard;
+    default:
+        return SaveChoice::Cancel;
+    }
+}
+
+QString Prompts::askOpenFileName(QWidget* parent, const QString& folder)
+{
+    return QFileDialog::getOpenFileName(parent, QObject::tr("Open Scenario"), folder,
+                                        kScenarioFilter);
+}
+
+QString Prompts::askSaveFileName(QWidget* parent, const QString& suggestedPath)
+{
+    QString path = QFileDialog::getSaveFileName(parent, QObject::tr("Save Scenario As"),
+                                                suggestedPath, kScenarioFilter);
+    if (!path.isEmpty() && !path.contains(QLatin1Char('.')))
+        path += QStringLiteral(".json");
+    return path;
+}
+
+void Prompts::showLoadErrors(QWidget* parent, const QString& path,
+                             const std::vector<core::Diagnostic>& errors)
+{
+    DiagnosticsDialog dialog(path, errors, parent);
+    dialog.exec();
+}
+
+void Prompts::showError(QWidget* parent, const QString& title, const QString& message)
+{
+    QMessageBox::critical(parent, title, message);
+}
+
+Prompts::RecoverChoice Prompts::askRecover(QWidget* parent, const QString& documentName,
+                                           const QDateTime& when)
+{
+    QMessageBox box(QMessageBox::Question, QObject::tr("Recover Unsaved Changes"),
+                    QObject::tr("Archipelago did not close normally. An autosaved copy of “%1” "
+                                "from %2 is newer than the file.")
+                        .arg(documentName, QLocale().toString(when, QLocale::ShortFormat)),
+                    QMessageBox::NoButton, parent);
+    box.setInformativeText(
+        QObject::tr("Recover the autosaved changes? “Not Now” keeps the copy and asks again "
+                    "the next time the file is opened; “Discard Copy” deletes it."));
+    QPushButton* recover = box.addButton(QObject::tr("Recover"), QMessageBox::AcceptRole);
+    QPushButton* later = box.addButton(QObject::tr("Not Now"), QMessageBox::RejectRole);
+    QPushButton* discard = box.addButton(QObject::tr("Discard Copy"), QMessageBox::DestructiveRole);
+    box.setDefaultButton(recover);
+    box.setEscapeButton(later);
+    box.exec();
+    if (box.clickedButton() == recover)
+        return RecoverChoice::Recover;
+    if (box.clickedButton() == discard)
+        return RecoverChoice::Discard;
+    return RecoverChoice::Later;
+}
+
+bool Prompts::askChangeGlobalBatch(QWidget* parent, const QString& edit, const QString& question)
+{
+    QMessageBox box(QMessageBox::Question, QObject::tr("Change the Global Batch?"), question,
+                    QMessageBox::NoButton, parent);
+    QPushButton* change =
+        box.addButton(QObject::tr("%1 and Change the Batch").arg(edit), QMessageBox::AcceptRole);
+    box.addButton(QObject::tr("Cancel the Edit"), QMessageBox::RejectRole);
+    box.setInformativeText(
+        QObject::tr("A different global batch is a different training job: design points with "
+                    "different batches do not compare like for like."));
+    box.setDefaultButton(change);
+    box.exec();
+    return box.clickedButton() == change;
+}
+
+Prompts::SaveChoice SilentPrompts::askSaveChanges(QWidget*, const QString&)
+{
+    ++saveQuestions;
+    return saveChoice;
+}
+
+void SilentPrompts::showLoadErrors(QWidget*, const QString&,
+                                   const std::vector<core::Diagnostic>& diagnostics)
+{
+    for (const core::Diagnostic& d : diagnostics)
+        errors << QString::fromStdString(d.toString());
+}
+
+void SilentPrompts::showError(QWidget*, const QString& title, const QString& message)
+{
+    errors << title + QStringLiteral(": ") + message;
+}
+
+} // namespace archipelago::app

@@ -1,0 +1,48 @@
+# The include rule of the layers above core (docs/architecture.md, "The window's folders"):
+# views/ and app/gui are feature folders, each with a rank. In folder F, `#include "G/x.h"` needs
+# G == F, or G a folder of the same area with a lower rank, or G one of the areas below (core's
+# folders, views' folders for app/gui, the report library). Every quoted include names its
+# folder, and no source lies outside a folder.
+#
+#   archipelago_check_folder_includes(<area root> <"folder=rank;..."> <"lower folder;...">)
+function(archipelago_check_folder_includes root ranks lower)
+  set(_folders "")
+  foreach(_pair IN LISTS ranks)
+    string(REPLACE "=" ";" _kv "${_pair}")
+    list(GET _kv 0 _name)
+    list(GET _kv 1 _rank)
+    set(_rank_of_${_name} ${_rank})
+    list(APPEND _folders ${_name})
+  endforeach()
+  file(GLOB _loose ${root}/*.cpp ${root}/*.h)
+  foreach(_src IN LISTS _loose)
+    message(SEND_ERROR "${_src}: every source of ${root} lives in one of its folders: ${_folders}")
+  endforeach()
+  foreach(_folder IN LISTS _folders)
+    file(GLOB _files CONFIGURE_DEPENDS ${root}/${_folder}/*.cpp ${root}/${_folder}/*.h)
+    foreach(_src IN LISTS _files)
+      file(STRINGS ${_src} _lines REGEX "^[ \t]*#[ \t]*include[ \t]*\"")
+      foreach(_line IN LISTS _lines)
+        if(NOT _line MATCHES "#[ \t]*include[ \t]*\"([^\"]+)\"")
+          continue()
+        endif()
+        set(_inc ${CMAKE_MATCH_1})
+        if(NOT _inc MATCHES "^([a-z]+)/[^/]+$")
+          message(SEND_ERROR "${_src}: '${_inc}' must name its folder (\"${_folder}/x.h\")")
+          continue()
+        endif()
+        set(_to ${CMAKE_MATCH_1})
+        if(_to STREQUAL _folder OR _to IN_LIST lower)
+          continue()
+        endif()
+        if(NOT DEFINED _rank_of_${_to})
+          message(SEND_ERROR "${_src}: '${_inc}' is not in a folder ${_folder} may include "
+                              "(its own area: ${_folders}; below it: ${lower})")
+        elseif(NOT _rank_of_${_to} LESS _rank_of_${_folder})
+          message(SEND_ERROR "${_src}: ${_folder} may not include '${_inc}': ${_to} is not below "
+                              "it (${ranks}; docs/architecture.md)")
+        endif()
+      endforeach()
+    endforeach()
+  endforeach()
+endfunction()
