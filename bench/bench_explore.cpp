@@ -8,7 +8,7 @@
 // analytical tool searches 8,112 such configurations in about 20 s.
 #include "evaluation/costmodel.h"
 #include "explore/searchspace.h"
-#include "explore/spacereader.h"
+#include "explore/spacejson.h"
 #include "explore/sweep.h"
 #include "io/diagnosticsink.h"
 #include "io/scenarioio.h"

@@ -5,7 +5,7 @@
 // are not inflated); the cross-DC-aware schedule's extra forwards are a design of their own with
 // interleaving; and wavelengths and transport are set per DCI link.
 #include "evaluation/costmodel.h"
-#include "explore/spacereader.h"
+#include "explore/spacejson.h"
 #include "explore/sweep.h"
 #include "explore/sweepjson.h"
 #include "explore/sweepsave.h"
@@ -319,6 +319,35 @@ private slots:
         QVERIFY2(again, errors.c_str());
         QVERIFY(again->wavelengths == s->wavelengths);
         QVERIFY(again->dciTransports == s->dciTransports);
+    }
+
+    // The space's one reader takes a JSON value where it lies in its document (the Explore
+    // panel's fields, a saved sweep's "space"): its errors name pointers under that place, an
+    // error the caller had found before does not fail a good space, and the writer's document
+    // reads back as the same space without passing through text.
+    void spaceReadFromAValueUnderItsPointer()
+    {
+        const Scenario base = loadPreset("llama3-405b-two-buildings.json");
+        DiagnosticSink sink("scenario.json");
+        sink.error("/name", "an earlier error of the caller");
+        const std::optional<SearchSpace> good =
+            readSearchSpace(nlohmann::ordered_json{{"tp", {4, 8}}}, base, sink, "/explore/space");
+        QVERIFY(good);
+        QCOMPARE(good->tp, (std::vector<int>{4, 8}));
+        QCOMPARE(sink.errors().size(), std::size_t{1});
+
+        const std::optional<SearchSpace> bad =
+            readSearchSpace(nlohmann::ordered_json{{"tp", {0}}}, base, sink, "/explore/space");
+        QVERIFY(!bad);
+        QCOMPARE(sink.errors().size(), std::size_t{2});
+        QVERIFY2(sink.errors().back().pointer.starts_with("/explore/space/tp"),
+                 sink.errors().back().pointer.c_str());
+
+        DiagnosticSink clean("space.json");
+        const std::optional<SearchSpace> back =
+            readSearchSpace(searchSpaceToJson(*good), base, clean);
+        QVERIFY(back);
+        QVERIFY(searchSpaceToJson(*back) == searchSpaceToJson(*good));
     }
 
     void malformedPerLinkValueIsAnError_data()

@@ -6,8 +6,8 @@
 // count again, and that more channels, QPs or buffer are never slower.
 #include "evaluation/costmodel.h"
 #include "explore/searchspace.h"
+#include "explore/spacejson.h"
 #include "explore/spaceodometer.h"
-#include "explore/spacereader.h"
 #include "io/diagnosticsink.h"
 #include "io/scenarioio.h"
 #include "model/dcilink.h"

@@ -8,7 +8,7 @@
 #include "cli.h"
 
 #include "evaluation/costmodel.h"
-#include "explore/spacereader.h"
+#include "explore/spacejson.h"
 #include "explore/sweep.h"
 #include "explore/sweepcsv.h"
 #include "explore/sweepjson.h"

@@ -1,6 +1,6 @@
 #include "explore/sweepcsv.h"
 
-#include "explore/spacereader.h"
+#include "explore/spacejson.h"
 #include "explore/sweepjson.h"
 #include "explore/sweepkeys.h"
 #include "io/csv.h"

@@ -1,6 +1,6 @@
 #include "explore/sweepjson.h"
 
-#include "explore/spacereader.h"
+#include "explore/spacejson.h"
 #include "explore/sweepkeys.h"
 #include "io/evaluationjson.h"
 #include "model/scheduletraits.h"

@@ -1,6 +1,6 @@
 // The keys of the sweep JSON (sweepjson: `sweep --json`, merged by sweepmerge, tabled by sweepcsv)
 // and of the saved sweep (sweepsave), each spelled once. A point's knobs are the space's keys
-// (spacekeys, explore/spacereader.h) and its figures the evaluation's (evalkeys).
+// (spacekeys, explore/spacejson.h) and its figures the evaluation's (evalkeys).
 #pragma once
 
 namespace archipelago::core::sweepkeys {

@@ -1,7 +1,7 @@
 #include "explore/sweepsave.h"
 
+#include "explore/spacejson.h"
 #include "explore/spaceodometer.h"
-#include "explore/spacereader.h"
 #include "explore/sweepjson.h"
 #include "explore/sweepkeys.h"
 #include "io/evaluationjson.h"
@@ -27,44 +27,6 @@ using evalkeys::kNetworkCapexUsd;
 using evalkeys::kNetworkPowerW;
 using evalkeys::kTimeToTrainS;
 
-// A value or "base"/"max" for the sentinel.
-template <typename T> OJson orWord(const std::optional<T>& v, const char* word)
-{
-    return v ? OJson(toString(*v)) : OJson(word);
-}
-
-OJson fabricJson(const FabricChoice& f)
-{
-    if (f.isUniform())
-        return orWord(f.all, spacekeys::kBase);
-    OJson a = OJson::array();
-    for (const std::optional<FabricKind>& k : f.perDatacenter)
-        a.push_back(orWord(k, spacekeys::kBase));
-    return a;
-}
-
-// A per-link value (explore/elementchoice.h): one value or "base", or an array of one per link.
-template <typename T, typename F> OJson choiceJson(const ElementChoice<T>& c, F one)
-{
-    const auto value = [&](const std::optional<T>& v) {
-        return v ? OJson(one(*v)) : OJson(spacekeys::kBase);
-    };
-    if (c.isUniform())
-        return value(c.all);
-    OJson a = OJson::array();
-    for (const std::optional<T>& v : c.each)
-        a.push_back(value(v));
-    return a;
-}
-
-template <typename T, typename F> OJson listJson(const std::vector<T>& values, F one)
-{
-    OJson a = OJson::array();
-    for (const T& v : values)
-        a.push_back(one(v));
-    return a;
-}
-
 OJson pointJson(const SweepPoint& p)
 {
     using namespace sweepkeys;
@@ -87,7 +49,10 @@ OJson pointJson(const SweepPoint& p)
 
 OJson pointsJson(const std::vector<SweepPoint>& points)
 {
-    return listJson(points, pointJson);
+    OJson a = OJson::array();
+    for (const SweepPoint& p : points)
+        a.push_back(pointJson(p));
+    return a;
 }
 
 // A non-negative integer (uint64) at `key`.
@@ -168,70 +133,6 @@ void readPoints(ObjectReader& r, const char* key, const SpaceOdometer& odometer,
 
 } // namespace
 
-nlohmann::ordered_json searchSpaceToJson(const SearchSpace& s)
-{
-    using namespace spacekeys;
-    const auto number = [](int v) { return OJson(v); };
-    const auto flag = [](bool v) { return OJson(v); };
-    OJson j;
-    j[kDciTransport] = listJson(s.dciTransports, [](const ElementChoice<DciTransport>& t) {
-        return choiceJson(t, [](DciTransport v) { return toString(v); });
-    });
-    j[kWavelengths] = listJson(s.wavelengths, [](const ElementChoice<int>& w) {
-        return choiceJson(w, [](int v) { return v; });
-    });
-    j[kFabric] = listJson(s.fabrics, fabricJson);
-    j[kNcclChannels] =
-        listJson(s.ncclChannels, [](int c) { return c > 0 ? OJson(c) : OJson(kBase); });
-    j[kTp] = listJson(s.tp, number);
-    j[kCp] = listJson(s.cp, number);
-    j[kPp] = listJson(s.pp, number);
-    j[kEp] = listJson(s.ep, number);
-    j[kBoundary] = listJson(s.boundaries, [](PlacementBoundary b) { return OJson(toString(b)); });
-    j[kStageSplit] = listJson(s.stageSplits, [](const StageSplit& split) {
-        return split.isUniform() ? OJson(split.offset) : OJson(split.perBoundary);
-    });
-    j[kRankOrder] =
-        listJson(s.rankOrders, [](const RankOrder& o) { return OJson(rankOrderToString(o)); });
-    j[kDp] = listJson(s.dataParallel, [](int d) { return d > 0 ? OJson(d) : OJson(kMax); });
-    j[kSequenceParallel] = listJson(s.sequenceParallel, flag);
-    j[kVirtualStages] = listJson(s.virtualStages, number);
-    j[kMicroBatch] = listJson(s.microBatch, number);
-    j[kSchedule] = listJson(s.schedules, [](ScheduleKind k) { return OJson(toString(k)); });
-    j[kExtraInFlight] = listJson(s.extraInFlightAtDci, number);
-    j[kRecompute] = listJson(s.recompute, [](Recompute r) { return OJson(toString(r)); });
-    j[kZeroStage] = listJson(s.zeroStage, number);
-    j[kDistributedOptimizer] = listJson(s.distributedOptimizer, flag);
-    j[kGradReduceDtype] =
-        listJson(s.gradReduceDtype, [](GradReduceDtype d) { return OJson(toString(d)); });
-    j[kDatacenterSync] = listJson(s.datacenterSync, [](const std::optional<DatacenterSync>& d) {
-        return d ? OJson(toString(*d)) : OJson(kBase);
-    });
-    j[kInnerSteps] = listJson(
-        s.innerSteps, [](const std::optional<int>& h) { return h ? OJson(*h) : OJson(kBase); });
-    j[kCheckpointIntervalS] =
-        listJson(s.checkpointIntervalS, [](const std::optional<double>& seconds) {
-            if (!seconds)
-                return OJson(kBase);
-            return *seconds > 0.0 ? OJson(*seconds) : OJson(kDaly);
-        });
-    if (s.networkCapexBudgetUsd)
-        j[kCapexBudget] = *s.networkCapexBudgetUsd;
-    if (s.networkPowerBudgetW)
-        j[kPowerBudget] = *s.networkPowerBudgetW;
-    if (s.dciCapacityGbpsMin)
-        j[kDciCapacityMin] = *s.dciCapacityGbpsMin;
-    if (s.maxDciUtilisation)
-        j[kMaxDciUtilisation] = *s.maxDciUtilisation;
-    if (s.maxGpusPerDatacenter.size() == 1)
-        j[kMaxGpusPerDatacenter] = s.maxGpusPerDatacenter.front();
-    else if (!s.maxGpusPerDatacenter.empty())
-        j[kMaxGpusPerDatacenter] = s.maxGpusPerDatacenter;
-    j[spacekeys::kGlobalBatch] = {{kMin, s.globalBatch.minSequences},
-                                  {kMax, s.globalBatch.maxSequences}};
-    return j;
-}
-
 nlohmann::ordered_json savedSweepToJson(const SearchSpace& space, const SweepResult& r)
 {
     using namespace sweepkeys;
@@ -283,18 +184,10 @@ std::optional<SavedSweep> readSavedSweep(std::string_view text, const Scenario& 
         ObjectReader r(doc, pointer, sink);
         if (!r.valid())
             return std::nullopt;
-        // The space with the one space reader, its pointers moved under the section's.
+        // The space with the one space reader, its pointers under the section's.
         if (const Json* space = r.find(kSpace, Need::Required, "an object")) {
-            DiagnosticSink inner(sink.file());
-            std::optional<SearchSpace> read = parseSearchSpace(space->dump(), base, inner);
-            for (Diagnostic d : inner.takeErrors()) {
-                d.pointer = r.pointerOf(kSpace) + d.pointer;
-                sink.add(std::move(d));
-            }
-            for (Diagnostic d : inner.takeWarnings()) {
-                d.pointer = r.pointerOf(kSpace) + d.pointer;
-                sink.add(std::move(d));
-            }
+            std::optional<SearchSpace> read =
+                readSearchSpace(*space, base, sink, r.pointerOf(kSpace));
             if (read) {
                 saved.space = std::move(*read);
                 spaceOk = true;

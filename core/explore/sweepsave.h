@@ -7,6 +7,7 @@
 // (Scenario::explore); reading it here names the JSON pointer under /explore.
 #pragma once
 
+#include "explore/spacejson.h"
 #include "explore/sweep.h"
 #include "io/diagnosticsink.h"
 
@@ -19,9 +20,6 @@
 #include <vector>
 
 namespace archipelago::core {
-
-// The space as a --space file (explore/spacereader.h) with every key set.
-nlohmann::ordered_json searchSpaceToJson(const SearchSpace& space);
 
 struct SavedSweep
 {

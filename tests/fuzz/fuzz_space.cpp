@@ -1,6 +1,6 @@
 // libFuzzer target: the explorer's search-space reader (`sweep --space`), against the minimal
 // scenario as the base whose defaults fill the absent keys.
-#include "explore/spacereader.h"
+#include "explore/spacejson.h"
 #include "model/scenariotemplates.h"
 
 #include <cstddef>

@@ -1,10 +1,10 @@
 // ExploreSpaceEditor: the Explore panel's space and constraints as fields, read back through
-// explore/spacereader (the same reader as `sweep --space`), so the window and the CLI accept the
+// explore/spacejson (the same reader as `sweep --space`), so the window and the CLI accept the
 // same spaces and refuse them with the same rules.
 #include "panels/explorespaceeditor.h"
 
 #include "document/document.h"
-#include "explore/spacereader.h"
+#include "explore/spacejson.h"
 #include "explore/sweepsave.h"
 #include "io/jsondocument.h"
 
@@ -33,7 +33,7 @@ constexpr double kMillion = 1e6;
 // A dimension of the space as the editor shows it.
 struct DimensionInfo
 {
-    const char* key; // the --space key (explore/spacereader.h)
+    const char* key; // the --space key (explore/spacejson.h)
     const char* label;
     const char* hint;
 };
@@ -457,7 +457,7 @@ std::optional<core::SearchSpace> ExploreSpaceEditor::space(QString* error) const
                                 {k::kMax, tokenJson(m_batchMax->text())}};
     }
     core::DiagnosticSink sink("");
-    std::optional<core::SearchSpace> read = core::parseSearchSpace(doc.dump(), s, sink);
+    std::optional<core::SearchSpace> read = core::readSearchSpace(doc, s, sink);
     if (!read) {
         const std::vector<core::Diagnostic> errors = sink.takeErrors();
         return fail(errors.empty() ? tr("the space cannot be read")

@@ -1,7 +1,7 @@
 // The Explore panel's search space as fields: each dimension a checkbox (searched, or kept at
 // the scenario's value) and its values as text ("1, 2, 4, 8"; "clos/rail-only" for one kind per
 // datacenter or boundary), then the constraints (budgets, DCI bounds, GPUs per datacenter, the
-// global batch fixed or a range). space() reads them back with explore/spacereader, the reader of
+// global batch fixed or a range). space() reads them back with explore/spacejson, the reader of
 // `sweep --space`, and says what is wrong in the user's words ("TP, value 2: ...").
 #pragma once
 

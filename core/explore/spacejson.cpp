@@ -1,4 +1,4 @@
-#include "explore/spacereader.h"
+#include "explore/spacejson.h"
 
 #include "io/jsondocument.h"
 #include "io/objectreader.h"
@@ -333,17 +333,13 @@ const std::string& scheduleChoices()
     return text;
 }
 
-} // namespace
-
-std::optional<SearchSpace> parseSearchSpace(std::string_view text, const Scenario& base,
-                                            DiagnosticSink& sink)
+// readSearchSpace into a sink that holds the space's diagnostics only.
+std::optional<SearchSpace> readSpace(const Json& doc, const Scenario& base, DiagnosticSink& sink,
+                                     const std::string& pointer)
 {
-    Json doc;
-    if (!parseJsonDocument(text, doc, sink))
-        return std::nullopt;
     SearchSpace s = defaultSearchSpace(base);
     {
-        ObjectReader r(doc, "", sink);
+        ObjectReader r(doc, pointer, sink);
         if (!r.valid())
             return std::nullopt;
         // A degree above the base's GPU count cannot be placed, and pipeline stages or virtual
@@ -500,28 +496,52 @@ std::optional<SearchSpace> parseSearchSpace(std::string_view text, const Scenari
         // A file with keys but none of a space's is another kind of file (a sweep's output, a
         // scenario): refused, not run as the default space.
         if (r.valid() && !doc.empty() && !r.holdsKnownKey())
-            sink.error("", doc.contains("top_by_objective")
-                               ? "a sweep's output, not a search space (give it to report "
-                                 "--sweep or merge)"
-                               : "no key of a search space (tp, pp, dp, schedule, ... as "
-                                 "docs/explore.md lists them): not a search space file");
+            sink.error(pointer, doc.contains("top_by_objective")
+                                    ? "a sweep's output, not a search space (give it to report "
+                                      "--sweep or merge)"
+                                    : "no key of a search space (tp, pp, dp, schedule, ... as "
+                                      "docs/explore.md lists them): not a search space file");
     }
     if (!sink.hasErrors() && spacePoints(s) > kMaxSpacePoints)
-        sink.error("", "the space holds more than " + std::to_string(kMaxSpacePoints) +
-                           " points: narrow a dimension");
+        sink.error(pointer, "the space holds more than " + std::to_string(kMaxSpacePoints) +
+                                " points: narrow a dimension");
     else if (!sink.hasErrors() && spacePlacements(s) > kMaxSpacePlacements)
-        sink.error("", "the space holds more than " + std::to_string(kMaxSpacePlacements) +
-                           " placements (tp x cp x pp x ep x boundary x stage_split x "
-                           "rank_order x dp): narrow a dimension");
+        sink.error(pointer, "the space holds more than " + std::to_string(kMaxSpacePlacements) +
+                                " placements (tp x cp x pp x ep x boundary x stage_split x "
+                                "rank_order x dp): narrow a dimension");
     else if (!sink.hasErrors() && spaceTopologies(s) > kMaxSpaceTopologies)
         sink.error(
-            "",
+            pointer,
             "the space holds more than " + std::to_string(kMaxSpaceTopologies) +
                 " topology variants (dci_transport x wavelengths x fabric x nccl_channels): narrow "
                 "a dimension");
     if (sink.hasErrors())
         return std::nullopt;
     return s;
+}
+
+} // namespace
+
+std::optional<SearchSpace> readSearchSpace(const Json& value, const Scenario& base,
+                                           DiagnosticSink& sink, const std::string& pointer)
+{
+    // A sink of its own: an error the caller found before is not one of the space's.
+    DiagnosticSink own(sink.file());
+    std::optional<SearchSpace> space = readSpace(value, base, own, pointer);
+    for (Diagnostic& d : own.takeErrors())
+        sink.add(std::move(d));
+    for (Diagnostic& d : own.takeWarnings())
+        sink.add(std::move(d));
+    return space;
+}
+
+std::optional<SearchSpace> parseSearchSpace(std::string_view text, const Scenario& base,
+                                            DiagnosticSink& sink)
+{
+    Json doc;
+    if (!parseJsonDocument(text, doc, sink))
+        return std::nullopt;
+    return readSearchSpace(doc, base, sink);
 }
 
 std::optional<SearchSpace> loadSearchSpace(const std::string& path, const Scenario& base,
@@ -531,6 +551,114 @@ std::optional<SearchSpace> loadSearchSpace(const std::string& path, const Scenar
     if (!text)
         return std::nullopt;
     return parseSearchSpace(*text, base, sink);
+}
+
+namespace {
+
+using OJson = nlohmann::ordered_json;
+
+// A value or "base"/"max" for the sentinel.
+template <typename T> OJson orWord(const std::optional<T>& v, const char* word)
+{
+    return v ? OJson(toString(*v)) : OJson(word);
+}
+
+OJson fabricJson(const FabricChoice& f)
+{
+    if (f.isUniform())
+        return orWord(f.all, spacekeys::kBase);
+    OJson a = OJson::array();
+    for (const std::optional<FabricKind>& k : f.perDatacenter)
+        a.push_back(orWord(k, spacekeys::kBase));
+    return a;
+}
+
+// A per-link value (explore/elementchoice.h): one value or "base", or an array of one per link.
+template <typename T, typename F> OJson choiceJson(const ElementChoice<T>& c, F one)
+{
+    const auto value = [&](const std::optional<T>& v) {
+        return v ? OJson(one(*v)) : OJson(spacekeys::kBase);
+    };
+    if (c.isUniform())
+        return value(c.all);
+    OJson a = OJson::array();
+    for (const std::optional<T>& v : c.each)
+        a.push_back(value(v));
+    return a;
+}
+
+template <typename T, typename F> OJson listJson(const std::vector<T>& values, F one)
+{
+    OJson a = OJson::array();
+    for (const T& v : values)
+        a.push_back(one(v));
+    return a;
+}
+
+} // namespace
+
+nlohmann::ordered_json searchSpaceToJson(const SearchSpace& s)
+{
+    using namespace spacekeys;
+    const auto number = [](int v) { return OJson(v); };
+    const auto flag = [](bool v) { return OJson(v); };
+    OJson j;
+    j[kDciTransport] = listJson(s.dciTransports, [](const ElementChoice<DciTransport>& t) {
+        return choiceJson(t, [](DciTransport v) { return toString(v); });
+    });
+    j[kWavelengths] = listJson(s.wavelengths, [](const ElementChoice<int>& w) {
+        return choiceJson(w, [](int v) { return v; });
+    });
+    j[kFabric] = listJson(s.fabrics, fabricJson);
+    j[kNcclChannels] =
+        listJson(s.ncclChannels, [](int c) { return c > 0 ? OJson(c) : OJson(kBase); });
+    j[kTp] = listJson(s.tp, number);
+    j[kCp] = listJson(s.cp, number);
+    j[kPp] = listJson(s.pp, number);
+    j[kEp] = listJson(s.ep, number);
+    j[kBoundary] = listJson(s.boundaries, [](PlacementBoundary b) { return OJson(toString(b)); });
+    j[kStageSplit] = listJson(s.stageSplits, [](const StageSplit& split) {
+        return split.isUniform() ? OJson(split.offset) : OJson(split.perBoundary);
+    });
+    j[kRankOrder] =
+        listJson(s.rankOrders, [](const RankOrder& o) { return OJson(rankOrderToString(o)); });
+    j[kDp] = listJson(s.dataParallel, [](int d) { return d > 0 ? OJson(d) : OJson(kMax); });
+    j[kSequenceParallel] = listJson(s.sequenceParallel, flag);
+    j[kVirtualStages] = listJson(s.virtualStages, number);
+    j[kMicroBatch] = listJson(s.microBatch, number);
+    j[kSchedule] = listJson(s.schedules, [](ScheduleKind k) { return OJson(toString(k)); });
+    j[kExtraInFlight] = listJson(s.extraInFlightAtDci, number);
+    j[kRecompute] = listJson(s.recompute, [](Recompute r) { return OJson(toString(r)); });
+    j[kZeroStage] = listJson(s.zeroStage, number);
+    j[kDistributedOptimizer] = listJson(s.distributedOptimizer, flag);
+    j[kGradReduceDtype] =
+        listJson(s.gradReduceDtype, [](GradReduceDtype d) { return OJson(toString(d)); });
+    j[kDatacenterSync] = listJson(s.datacenterSync, [](const std::optional<DatacenterSync>& d) {
+        return d ? OJson(toString(*d)) : OJson(kBase);
+    });
+    j[kInnerSteps] = listJson(
+        s.innerSteps, [](const std::optional<int>& h) { return h ? OJson(*h) : OJson(kBase); });
+    j[kCheckpointIntervalS] =
+        listJson(s.checkpointIntervalS, [](const std::optional<double>& seconds) {
+            if (!seconds)
+                return OJson(kBase);
+            return *seconds > 0.0 ? OJson(*seconds) : OJson(kDaly);
+        });
+    if (s.networkCapexBudgetUsd)
+        j[kCapexBudget] = *s.networkCapexBudgetUsd;
+    if (s.networkPowerBudgetW)
+        j[kPowerBudget] = *s.networkPowerBudgetW;
+    if (s.dciCapacityGbpsMin)
+        j[kDciCapacityMin] = *s.dciCapacityGbpsMin;
+    if (s.maxDciUtilisation)
+        j[kMaxDciUtilisation] = *s.maxDciUtilisation;
+    if (s.maxGpusPerDatacenter.size() == 1)
+        j[kMaxGpusPerDatacenter] = s.maxGpusPerDatacenter.front();
+    else if (!s.maxGpusPerDatacenter.empty())
+        j[kMaxGpusPerDatacenter] = s.maxGpusPerDatacenter;
+    j[spacekeys::kGlobalBatch] = {{kMin, s.globalBatch.minSequences},
+                                  {kMax, s.globalBatch.maxSequences}};
+    return j;
 }
 
 } // namespace archipelago::core

@@ -1,11 +1,14 @@
 // The --space file (docs/explore.md): a small JSON object whose keys each replace one dimension
-// of the default space, plus the optional constraints. Read with the one JSON reader, so that every
-// error names the file and the JSON pointer.
+// of the default space, plus the optional constraints. Its one reader and its one writer: the
+// CLI's --space, the Explore panel's fields and the sweep saved in a scenario all go through
+// them. Read with the one JSON reader, so that every error names the file and the JSON pointer.
 #pragma once
 
 #include "explore/searchspace.h"
 #include "io/diagnosticsink.h"
 #include "model/scenario.h"
+
+#include <nlohmann/json.hpp>
 
 #include <optional>
 #include <string>
@@ -50,12 +53,20 @@ inline constexpr const char* kBase = "base"; // a value: each link or datacenter
 inline constexpr const char* kDaly = "daly"; // a checkpoint interval: Daly's optimum (0)
 } // namespace spacekeys
 
-// The space `text` describes, its absent keys taken from defaultSearchSpace(base); nullopt
-// after reporting every problem to `sink`.
+// The space the JSON `value` describes, its absent keys taken from defaultSearchSpace(base);
+// nullopt after reporting every problem to `sink`, each under `pointer` (where `value` is in its
+// document: "/explore/space" for a saved sweep's).
+std::optional<SearchSpace> readSearchSpace(const nlohmann::ordered_json& value,
+                                           const Scenario& base, DiagnosticSink& sink,
+                                           const std::string& pointer = "");
+// The same for a document's `text`.
 std::optional<SearchSpace> parseSearchSpace(std::string_view text, const Scenario& base,
                                             DiagnosticSink& sink);
 // The same for a file (read through io/textfile.h).
 std::optional<SearchSpace> loadSearchSpace(const std::string& path, const Scenario& base,
                                            DiagnosticSink& sink);
+
+// The space as a --space document with every key set: readSearchSpace gives it back unchanged.
+nlohmann::ordered_json searchSpaceToJson(const SearchSpace& space);
 
 } // namespace archipelago::core
