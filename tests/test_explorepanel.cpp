@@ -8,7 +8,10 @@
 #include "common/format.h"
 #include "document/document.h"
 #include "document/evaluator.h"
+#include "document/sweeprunner.h"
 #include "editing/editcontroller.h"
+#include "explore/spacejson.h"
+#include "io/scenarioio.h"
 #include "panels/explorepanel.h"
 #include "plots/paretoscatter.h"
 #include "tables/sweeptoptable.h"
@@ -23,6 +26,7 @@
 #include <QElapsedTimer>
 #include <QLineEdit>
 #include <QPushButton>
+#include <QSignalSpy>
 #include <QStandardPaths>
 #include <QTemporaryDir>
 #include <QTest>
@@ -198,6 +202,47 @@ private slots:
         QVERIFY(!panel->run());
         QVERIFY2(panel->message().contains(QStringLiteral("Datacenter sync, value 2")),
                  qPrintable(panel->message()));
+    }
+
+    // The sweep's worker, without the panel: one sweep at a time, one finished() per start
+    // with what was searched, and a runner destroyed mid-sweep stops its worker first.
+    void runnerOwnsOneSweep()
+    {
+        const core::LoadResult loaded =
+            core::loadScenarioFile(ARCHIPELAGO_SOURCE_DIR "/presets/gpt3-175b-1024-a100.json");
+        QVERIFY(loaded.ok());
+        core::Scenario base = *loaded.scenario;
+        base.explore = "{}"; // a saved sweep is never part of what is swept
+        core::DiagnosticSink sink("space");
+        const std::optional<core::SearchSpace> space =
+            core::parseSearchSpace(R"({"tp": [4, 8], "micro_batch": [1, 2]})", base, sink);
+        QVERIFY(space);
+
+        app::SweepRunner runner;
+        QSignalSpy finished(&runner, &app::SweepRunner::finished);
+        QSignalSpy progress(&runner, &app::SweepRunner::progress);
+        QVERIFY(!runner.isRunning());
+        QVERIFY(runner.start(base, *space, 5));
+        QVERIFY(runner.isRunning());
+        QVERIFY(!runner.start(base, *space, 5));
+        QTRY_VERIFY_WITH_TIMEOUT(!runner.isRunning(), 60000);
+        QCOMPARE(finished.count(), 1);
+        const auto outcome =
+            finished.at(0).at(0).value<std::shared_ptr<app::SweepRunner::Outcome>>();
+        QVERIFY(outcome);
+        QVERIFY2(outcome->result.ok, outcome->result.error.c_str());
+        QVERIFY(!outcome->result.cancelled);
+        QVERIFY(outcome->base.explore.empty());
+        QCOMPARE(outcome->space.tp, (std::vector<int>{4, 8}));
+        QCOMPARE(outcome->samples.size(),
+                 static_cast<std::size_t>(outcome->result.counts.evaluated));
+        QVERIFY(outcome->result.counts.evaluated > 0);
+        QVERIFY(runner.elapsedS() > 0.0);
+
+        auto doomed = std::make_unique<app::SweepRunner>();
+        QVERIFY(doomed->start(base, *space, 5));
+        doomed.reset(); // waits for its worker; nothing is reported to a runner that is gone
+        QCoreApplication::processEvents();
     }
 
     void cancelReturnsPromptly()

@@ -25,7 +25,6 @@
 #include <QSplitter>
 #include <QUndoStack>
 #include <QVBoxLayout>
-#include <QtConcurrent/QtConcurrentRun>
 
 #include <algorithm>
 #include <cmath>
@@ -80,19 +79,14 @@ QString pinName(const core::Scenario& scenario, const core::DesignPoint& point,
 
 } // namespace
 
-struct ExplorePanel::Outcome
-{
-    core::SweepResult result;
-    std::vector<core::SweepSample> samples;
-};
-
 ExplorePanel::ExplorePanel(Document* document, EditController* edits, QWidget* parent)
     : QWidget(parent)
     , m_document(document)
     , m_edits(edits)
 {
-    m_watcher = new QFutureWatcher<std::shared_ptr<Outcome>>(this);
-    connect(m_watcher, &QFutureWatcherBase::finished, this, &ExplorePanel::onFinished);
+    m_runner = new SweepRunner(this);
+    connect(m_runner, &SweepRunner::progress, this, &ExplorePanel::onProgress);
+    connect(m_runner, &SweepRunner::finished, this, &ExplorePanel::onFinished);
 
     auto* splitter = new QSplitter(Qt::Horizontal, this);
     splitter->setObjectName(QStringLiteral("ExploreSplitter"));
@@ -130,10 +124,10 @@ ExplorePanel::ExplorePanel(Document* document, EditController* edits, QWidget* p
 
 ExplorePanel::~ExplorePanel()
 {
-    // The worker posts progress to this panel: stop it before the panel goes.
-    if (m_cancel)
-        m_cancel->store(true);
-    m_watcher->waitForFinished();
+    // The runner (a child) waits for its worker when it goes; nothing it says reaches a panel
+    // half destroyed.
+    disconnect(m_runner, nullptr, this, nullptr);
+    m_runner->cancel();
 }
 
 QWidget* ExplorePanel::makeEditor()
@@ -302,8 +296,8 @@ QString ExplorePanel::message() const
 
 bool ExplorePanel::isRunning() const
 {
-    // Until onFinished has taken the result (the watcher's finished signal is queued).
-    return m_running;
+    // Until onFinished has taken the result (the runner's finished signal).
+    return m_runner->isRunning();
 }
 
 void ExplorePanel::setRunning(bool running)
@@ -331,39 +325,18 @@ bool ExplorePanel::run()
     m_sweptSpace = *s;
     m_sweptBase = m_document->scenario();
     m_sweptBase.explore.clear();
-    m_cancel = std::make_shared<std::atomic<bool>>(false);
-    const core::Scenario base = m_sweptBase;
-    const core::SearchSpace searched = *s;
-    const std::shared_ptr<std::atomic<bool>> cancelFlag = m_cancel;
-    m_clock.start();
     m_progress->setRange(0, 0); // placements and topology variants first: no count yet
     m_progress->setFormat(tr("preparing…"));
     m_rate->setText(tr("Making the placements and topology variants…"));
-    m_running = true;
     m_discardRun = false;
+    m_runner->start(m_sweptBase, m_sweptSpace, kTop);
     setRunning(true);
-    m_watcher->setFuture(QtConcurrent::run([this, base, searched, cancelFlag] {
-        auto outcome = std::make_shared<Outcome>();
-        core::SweepOptions options;
-        options.top = kTop;
-        options.cancel = cancelFlag.get();
-        options.samples = &outcome->samples;
-        // Between batches, on this worker thread: hand the figures to the panel's thread (the
-        // panel waits for this worker before it goes, see the destructor).
-        options.progress = [this](const core::SweepProgress& p) {
-            QMetaObject::invokeMethod(
-                this, [this, p] { onProgress(p); }, Qt::QueuedConnection);
-        };
-        outcome->result = core::runSweep(base, core::effectiveCatalog(base), searched, options);
-        return outcome;
-    }));
     return true;
 }
 
 void ExplorePanel::cancel()
 {
-    if (m_cancel)
-        m_cancel->store(true);
+    m_runner->cancel();
     m_rate->setText(tr("Cancelling…"));
 }
 
@@ -392,17 +365,15 @@ void ExplorePanel::onProgress(const core::SweepProgress& p)
     m_progress->setFormat(tr("%1 of %2")
                               .arg(views::formatCount(static_cast<std::int64_t>(p.considered)),
                                    views::formatCount(static_cast<std::int64_t>(p.total))));
-    const double seconds = std::max(1e-3, static_cast<double>(m_clock.elapsed()) / 1000.0);
+    const double seconds = std::max(1e-3, m_runner->elapsedS());
     m_rate->setText(tr("%1 evaluated · %2 points/s")
                         .arg(views::formatCount(static_cast<std::int64_t>(p.evaluated)),
                              views::formatCount(static_cast<std::int64_t>(
                                  std::llround(static_cast<double>(p.considered) / seconds)))));
 }
 
-void ExplorePanel::onFinished()
+void ExplorePanel::onFinished(std::shared_ptr<SweepRunner::Outcome> outcome)
 {
-    const std::shared_ptr<Outcome> outcome = m_watcher->result();
-    m_running = false;
     setRunning(false);
     if (m_discardRun) {
         m_discardRun = false;
@@ -414,14 +385,13 @@ void ExplorePanel::onFinished()
         return;
     }
     m_progress->setRange(0, 1000);
-    if (!outcome || !outcome->result.ok) {
+    if (!outcome->result.ok) {
         m_progress->setValue(0);
         m_progress->setFormat(QString());
         m_rate->clear();
-        showMessage(tr("The sweep could not run: %1")
-                        .arg(outcome ? QString::fromStdString(outcome->result.error)
-                                     : tr("it stopped unexpectedly")),
-                    true);
+        showMessage(
+            tr("The sweep could not run: %1").arg(QString::fromStdString(outcome->result.error)),
+            true);
         return;
     }
     const core::SweepResult& r = outcome->result;

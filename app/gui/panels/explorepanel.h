@@ -2,10 +2,10 @@
 // core/explore run from the window. On the left the space: each dimension a checkbox (varied or
 // kept at the scenario's value) and its values as text ("1, 2, 4, 8"; "clos/rail-only" for one
 // kind per datacenter), the constraints below, starting from the engine's default space for the
-// open scenario (Reset). Run sweeps off the UI thread (QtConcurrent; SweepOptions::progress
-// and cancel) with a progress bar, the rate and Cancel; the counts say what became of every
-// point. In the middle a scatter of every evaluated point with the Pareto front on top
-// (views::ParetoScatter), on the right the top points per objective (views::SweepTopTable).
+// open scenario (Reset). Run sweeps off the UI thread (document/sweeprunner.h) with a progress
+// bar, the rate and Cancel; the counts say what became of every point. In the middle a scatter
+// of every evaluated point with the Pareto front on top (views::ParetoScatter), on the right the
+// top points per objective (views::SweepTopTable).
 // A click or a row previews a point (its scenario evaluated in full and shown in the plots and
 // the comparison beside the current design, the document untouched) until cleared; Pin pins it
 // and Apply makes it the current design, each one undo step. The last sweep is recorded in the
@@ -13,17 +13,15 @@
 #pragma once
 
 #include "common/evaluateddesign.h"
+#include "document/sweeprunner.h"
 #include "explore/sweep.h"
 #include "explore/sweepsave.h"
 #include "model/catalog.h"
 
-#include <QElapsedTimer>
-#include <QFutureWatcher>
 #include <QList>
 #include <QWidget>
 
 #include <array>
-#include <atomic>
 #include <memory>
 #include <optional>
 #include <vector>
@@ -106,13 +104,12 @@ signals:
     void statusMessage(const QString& message);
 
 private:
-    struct Outcome;
     QWidget* makeEditor();
     QWidget* makeResults();
     void updateSpaceSize();
     void onDocumentChanged();
     void onProgress(const core::SweepProgress& progress);
-    void onFinished();
+    void onFinished(std::shared_ptr<SweepRunner::Outcome> outcome);
     void showResult(const core::SweepResult& result, std::vector<core::SweepSample> samples);
     void refreshTable();
     void refreshMarkers();
@@ -140,15 +137,11 @@ private:
     QPushButton* m_clearButton = nullptr;
     QWidget* m_editor = nullptr;
 
-    // The running sweep.
-    QFutureWatcher<std::shared_ptr<Outcome>>* m_watcher = nullptr;
-    std::shared_ptr<std::atomic<bool>> m_cancel;
-    bool m_running = false;
-    bool m_recording = false;       // pushing RecordSweep
-    bool m_discardRun = false;      // the running sweep belongs to a document no longer open
-    bool m_showDocument = false;    // after a discarded run: show the document's own sweep
-    core::Scenario m_freshScenario; // the fresh document last loaded (onDocumentChanged)
-    QElapsedTimer m_clock;
+    SweepRunner* m_runner = nullptr; // the running sweep
+    bool m_recording = false;        // pushing RecordSweep
+    bool m_discardRun = false;       // the running sweep belongs to a document no longer open
+    bool m_showDocument = false;     // after a discarded run: show the document's own sweep
+    core::Scenario m_freshScenario;  // the fresh document last loaded (onDocumentChanged)
     // The last sweep: what was searched, around what, and what it found.
     std::optional<core::SweepResult> m_result;
     core::SearchSpace m_sweptSpace;
