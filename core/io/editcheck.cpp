@@ -83,9 +83,7 @@ EditCheck checkEdit(const Scenario& before, const Scenario& candidate,
     PlacementRepair repair = repairPlacement(candidate, before, catalog, mode);
     if (repair.scenario) {
         check.diagnostics = checkScenario(*repair.scenario, catalog);
-        judge(check, beforeDiagnostics, check.diagnostics, fields);
-        check.errors.clear(); // repairPlacement took it for having none
-        check.errorsElsewhere = false;
+        judge(check, beforeDiagnostics, check.diagnostics, fields); // warnings only: no error
         check.notes = std::move(repair.notes);
         accept(check, candidate, std::move(*repair.scenario));
         return check;
