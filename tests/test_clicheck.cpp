@@ -390,10 +390,9 @@ void TestCliCheck::degreeProductOverflowIsReported()
 void TestCliCheck::unreadableSavedSweepIsInvalid()
 {
     // Was: "ok" for a file whose saved sweep the window could not read and `report` refused.
-    core::Scenario s = tests::multiDcScenario();
-    s.explore = R"({"space": 7})";
-    const std::string file =
-        write("bad-sweep.json", QByteArray::fromStdString(core::serializeScenario(s)));
+    const core::Scenario s = tests::multiDcScenario();
+    const std::string file = write(
+        "bad-sweep.json", QByteArray::fromStdString(core::serializeScenario(s, {}, R"({"space": 7})")));
     const Run run = check({file});
     QCOMPARE(run.exitCode, cli::kExitInvalidInput);
     QVERIFY(run.out.isEmpty());

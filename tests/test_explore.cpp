@@ -14,6 +14,7 @@
 #include "explore/spaceodometer.h"
 #include "explore/sweep.h"
 #include "explore/sweepjson.h"
+#include "explore/sweeprecord.h"
 #include "explore/sweepsave.h"
 #include "io/scenarioio.h"
 #include "model/shapecheck.h"
@@ -346,23 +347,45 @@ private slots:
         SweepResult again = r;
         QCOMPARE(savedSweepToJson(saved->space, r).dump(), savedSweepToJson(space, again).dump());
 
-        // In a scenario file: the top-level "explore" section, kept exactly through a round
-        // trip (with and without pins), never written inside a pin; not an object: an error.
-        Scenario withSweep = base;
-        withSweep.explore = text;
-        const std::string file = serializeScenario(withSweep);
+        // In a scenario file: the top-level "explore" section beside the scenario, kept exactly
+        // through a round trip (with and without pins), never written inside a pin; not an
+        // object: an error.
+        const std::string file = serializeScenario(base, {}, text);
         QVERIFY(nlohmann::json::parse(file).contains("explore"));
         const LoadResult back = parseScenario(file, "f.json");
         QVERIFY(back.ok());
         QVERIFY(back.warnings.empty());
-        QVERIFY(*back.scenario == withSweep);
-        QCOMPARE(serializeScenario(*back.scenario), file);
+        QVERIFY(*back.scenario == base);
+        QCOMPARE(back.explore, text);
+        QCOMPARE(serializeScenario(*back.scenario, {}, back.explore), file);
         PinnedScenario pin{"p", "#112233", base};
-        const LoadResult withPins = parseScenario(serializeScenario(withSweep, {pin}), "f.json");
+        const std::string withPinsText = serializeScenario(base, {pin}, text);
+        QVERIFY(!nlohmann::json::parse(withPinsText)["pins"][0]["scenario"].contains("explore"));
+        const LoadResult withPins = parseScenario(withPinsText, "f.json");
         QVERIFY(withPins.ok());
-        QVERIFY(*withPins.scenario == withSweep);
-        QVERIFY(withPins.pins.front().scenario.explore.empty());
+        QVERIFY(*withPins.scenario == base);
+        QCOMPARE(withPins.explore, text);
         QVERIFY(!nlohmann::json::parse(serializeScenario(base)).contains("explore"));
+        // Read once into a record: the sweep typed, the section kept; unreadable, the section is
+        // still kept (a save writes it back) with the reason.
+        const SweepRecord record = readSweepRecord(back.explore, base, "f.json");
+        QVERIFY(record.sweep);
+        QVERIFY(record.errors.empty());
+        QCOMPARE(record.section, text);
+        QCOMPARE(record.sweep->counts.evaluated, r.counts.evaluated);
+        const SweepRecord made = recordSweep(space, r, base);
+        QCOMPARE(made.section, text);
+        QVERIFY(made.sweep);
+        QCOMPARE(made.sweep->topBy[effective].size(), r.topBy[effective].size());
+        QVERIFY(readSweepRecord({}, base, "f.json").empty());
+        nlohmann::json unreadable = nlohmann::json::parse(text);
+        unreadable["space"]["tp"][0] = "x";
+        const SweepRecord kept = readSweepRecord(unreadable.dump(), base, "f.json");
+        QVERIFY(!kept.sweep);
+        QVERIFY(!kept.empty());
+        QCOMPARE(kept.section, unreadable.dump());
+        QVERIFY(!kept.errors.empty());
+        QCOMPARE(kept.errors.front().file, std::string("f.json"));
         nlohmann::json notObject = nlohmann::json::parse(file);
         notObject["explore"] = 3;
         const LoadResult refused = parseScenario(notObject.dump(), "f.json");

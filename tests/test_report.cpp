@@ -345,15 +345,19 @@ private slots:
         QCOMPARE(sweep.exitCode(), 0);
         core::LoadResult load = core::loadScenarioFile(kPreset.toStdString());
         QVERIFY(load.ok());
-        core::Scenario withSweep = *load.scenario;
-        withSweep.explore = R"({"saved": true})";
-        QCOMPARE(core::scenarioFingerprint(withSweep), core::scenarioFingerprint(*load.scenario));
+        // The sweep saved in the file is beside the scenario, not part of its fingerprint.
+        const core::LoadResult withSweep = core::parseScenario(
+            core::serializeScenario(*load.scenario, {}, R"({"saved":true})"), "with-sweep.json");
+        QVERIFY(withSweep.ok());
+        QCOMPARE(withSweep.explore, std::string(R"({"saved":true})"));
+        QCOMPARE(core::scenarioFingerprint(*withSweep.scenario),
+                 core::scenarioFingerprint(*load.scenario));
         const Run ok =
             runCli({kPreset, QStringLiteral("--sweep"), sweepOut, QStringLiteral("-o"), out});
         QVERIFY2(ok.code == 0, ok.err.c_str());
     }
 
-    // A scenario that holds the sweep saved by the Explore panel (Scenario::explore) gets the
+    // A scenario file that holds the sweep saved by the Explore panel ("explore") gets the
     // sweep section without --sweep.
     void savedSweepSection()
     {
@@ -365,11 +369,11 @@ private slots:
         options.top = 3;
         const core::SweepResult r =
             core::runSweep(scenario, core::effectiveCatalog(scenario), space, options);
-        scenario.explore = core::savedSweepText(space, r);
         const QString file = path("with-sweep.json");
         QFile f(file);
         QVERIFY(f.open(QIODevice::WriteOnly));
-        f.write(QByteArray::fromStdString(core::serializeScenario(scenario)));
+        f.write(QByteArray::fromStdString(
+            core::serializeScenario(scenario, {}, core::savedSweepText(space, r))));
         f.close();
         const Run run = runCli({file, QStringLiteral("-o"), path("with-sweep.html")});
         QVERIFY2(run.code == 0, run.err.c_str());

@@ -3,7 +3,7 @@
 // warnings on stderr, so that `check ... >/dev/null` shows exactly what needs attention.
 #include "cli.h"
 
-#include "explore/sweepsave.h"
+#include "explore/sweeprecord.h"
 #include "io/scenarioio.h"
 
 #include <ostream>
@@ -49,13 +49,12 @@ int runCheck(const std::vector<std::string>& args, std::ostream& out, std::ostre
             err << d.toString() << '\n';
         // The saved sweep is read as the window and `report` read it: one reader, one verdict.
         bool ok = result.ok();
-        if (ok && !result.scenario->explore.empty()) {
-            core::DiagnosticSink sink(file);
-            if (!core::readSavedSweep(result.scenario->explore, *result.scenario, sink)) {
-                for (const core::Diagnostic& d : sink.takeErrors())
-                    err << d.toString() << '\n';
-                ok = false;
-            }
+        if (ok) {
+            const core::SweepRecord record =
+                core::readSweepRecord(result.explore, *result.scenario, file);
+            for (const core::Diagnostic& d : record.errors)
+                err << d.toString() << '\n';
+            ok = record.errors.empty();
         }
         if (ok)
             out << core::displayText(file) << ": ok\n";

@@ -180,18 +180,16 @@ nlohmann::json pointsJson(const std::vector<core::SweepPoint>& points, double ba
 
 } // namespace
 
-std::optional<ReportSweep> savedReportSweep(const core::Scenario& scenario,
+std::optional<ReportSweep> savedReportSweep(const core::SweepRecord& record,
+                                            const core::Scenario& scenario,
                                             const core::Evaluation& evaluation,
-                                            const std::string& file,
                                             std::vector<core::Diagnostic>& errors)
 {
-    if (scenario.explore.empty())
+    if (record.empty())
         return std::nullopt;
-    core::DiagnosticSink sink(file);
-    const std::optional<core::SavedSweep> saved =
-        core::readSavedSweep(scenario.explore, scenario, sink);
+    const std::shared_ptr<const core::SavedSweep> saved = record.sweep;
     if (!saved) {
-        errors = sink.takeErrors();
+        errors = record.errors;
         return std::nullopt;
     }
     const double baseS = evaluation.ok ? evaluation.iterationTimeS : 0.0;

@@ -5,6 +5,7 @@
 
 #include "report/reportinput.h"
 
+#include "explore/sweeprecord.h"
 #include "io/diagnosticsink.h"
 
 #include <optional>
@@ -16,12 +17,13 @@ namespace archipelago::report {
 // Reads and checks `path`; nullopt with `errors` filled when it is not a usable sweep output.
 std::optional<ReportSweep> readReportSweep(const std::string& path,
                                            std::vector<core::Diagnostic>& errors);
-// The sweep saved with the document (Scenario::explore, explore/sweepsave.h) in the form the
-// sweep section reads, its base being `scenario` as evaluated in `evaluation`. Nullopt when
-// the scenario holds none, or with `errors` (pointers under /explore) when it cannot be read.
-std::optional<ReportSweep> savedReportSweep(const core::Scenario& scenario,
+// The sweep saved with the document (`record`, explore/sweeprecord.h) in the form the sweep
+// section reads, its base being `scenario` as evaluated in `evaluation`. Nullopt when the
+// document holds none, or with `errors` (the record's: pointers under /explore) when it cannot
+// be read.
+std::optional<ReportSweep> savedReportSweep(const core::SweepRecord& record,
+                                            const core::Scenario& scenario,
                                             const core::Evaluation& evaluation,
-                                            const std::string& file,
                                             std::vector<core::Diagnostic>& errors);
 // The checks alone (for a sweep held in memory).
 std::vector<core::Diagnostic> checkSweepJson(const nlohmann::json& json, const std::string& file);

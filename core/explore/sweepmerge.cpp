@@ -440,9 +440,7 @@ std::string fingerprintHex(std::uint64_t hash)
 
 std::string scenarioFingerprint(const Scenario& scenario)
 {
-    Scenario design = scenario;
-    design.explore.clear();
-    return fingerprintHex(fnv1a64(serializeScenario(design)));
+    return fingerprintHex(fnv1a64(serializeScenario(scenario)));
 }
 
 std::optional<nlohmann::json> sweepInputsToJson(const Scenario& base, const std::string& spaceFile,

@@ -36,8 +36,8 @@ std::uint64_t fnv1a64(std::string_view bytes);
 std::string fingerprintHex(std::uint64_t hash);
 
 // The scenario's fingerprint in a sweep's "inputs" (scenario_fnv1a64): its canonical form
-// (serializeScenario) without the sweep saved in it, so that saving a sweep into the file does
-// not make the file another design.
+// (serializeScenario). The sweep saved in the file is not part of the scenario, so saving a
+// sweep into the file does not make the file another design.
 std::string scenarioFingerprint(const Scenario& scenario);
 
 // The "inputs" object of a sweep's JSON: what the shards of one sweep must share. The scenario

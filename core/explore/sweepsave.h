@@ -4,7 +4,8 @@
 // each point by its odometer index in that space and its figures. The point's knobs follow
 // from the index (explore/spaceodometer.h) and its placement is re-made when it is previewed
 // (sweepPointScenario), so the section stays small. io keeps the section as text
-// (Scenario::explore); reading it here names the JSON pointer under /explore.
+// (LoadResult::explore); reading it here names the JSON pointer under /explore, and a document
+// holds what it read (explore/sweeprecord.h).
 #pragma once
 
 #include "explore/spacejson.h"
@@ -37,9 +38,9 @@ struct SavedSweep
 
 // The section for `result`, a run over `space`.
 nlohmann::ordered_json savedSweepToJson(const SearchSpace& space, const SweepResult& result);
-// The same as the compact text Scenario::explore holds.
+// The same as the compact text LoadResult::explore holds.
 std::string savedSweepText(const SearchSpace& space, const SweepResult& result);
-// The section in `text` (Scenario::explore) for the scenario `base`; nullopt after reporting
+// The section in `text` (LoadResult::explore) for the scenario `base`; nullopt after reporting
 // every problem to `sink` with pointers under `pointer`.
 std::optional<SavedSweep> readSavedSweep(std::string_view text, const Scenario& base,
                                          DiagnosticSink& sink,

@@ -1,7 +1,8 @@
 // The top-level "explore" section of a scenario file (docs/explore.md, "The explore section of
 // a scenario file"): the last design-space sweep saved with the document. io keeps it as compact
-// JSON text in Scenario::explore and checks only that it is an object; its contents (a space and
-// points of it) are read by explore/sweepsave.h, which names the pointers under /explore.
+// JSON text beside the scenario (LoadResult::explore) and checks only that it is an object; its
+// contents (a space and points of it) are read once, by explore/sweeprecord.h, which names the
+// pointers under /explore.
 #include "io/scenariojson.h"
 
 namespace archipelago::core {

@@ -75,7 +75,7 @@ void addFieldChecksAfterErrors(const Scenario& s, const Catalog& catalog, Diagno
 }
 
 std::optional<Scenario> parseInto(std::string_view text, DiagnosticSink& sink,
-                                  std::vector<PinnedScenario>& pins)
+                                  std::vector<PinnedScenario>& pins, std::string& explore)
 {
     if (text.size() > kMaxFileBytes) {
         sink.error({}, "the file is larger than " + std::to_string(kMaxFileBytes) +
@@ -109,7 +109,7 @@ std::optional<Scenario> parseInto(std::string_view text, DiagnosticSink& sink,
         root.skip(keys::kVersion);
         readScenario(root, scenario);
         readPins(root, pins);
-        readExploreSection(root, scenario.explore);
+        readExploreSection(root, explore);
     }
     const Catalog catalog = builtinCatalog().mergedWith(scenario.catalogOverrides);
     if (sink.hasErrors()) {
@@ -125,7 +125,7 @@ std::optional<Scenario> parseInto(std::string_view text, DiagnosticSink& sink,
 }
 
 LoadResult finish(std::optional<Scenario> scenario, DiagnosticSink& sink,
-                  std::vector<PinnedScenario> pins = {})
+                  std::vector<PinnedScenario> pins = {}, std::string explore = {})
 {
     LoadResult result;
     result.errors = sink.takeErrors();
@@ -133,6 +133,7 @@ LoadResult finish(std::optional<Scenario> scenario, DiagnosticSink& sink,
     if (result.errors.empty()) {
         result.scenario = std::move(scenario);
         result.pins = std::move(pins);
+        result.explore = std::move(explore);
     }
     return result;
 }
@@ -144,15 +145,16 @@ LoadResult parseScenario(std::string_view text, const std::string& fileName)
     DiagnosticSink sink(fileName);
     std::optional<Scenario> scenario;
     std::vector<PinnedScenario> pins;
+    std::string explore;
     try {
-        scenario = parseInto(text, sink, pins);
+        scenario = parseInto(text, sink, pins, explore);
     } catch (const std::exception& ex) {
         // Only memory exhaustion can get here (the readers do not throw); no exception
         // crosses the layer boundary.
         sink.error({}, std::string("could not read the scenario: ") + ex.what());
         scenario.reset();
     }
-    return finish(std::move(scenario), sink, std::move(pins));
+    return finish(std::move(scenario), sink, std::move(pins), std::move(explore));
 }
 
 LoadResult loadScenarioFile(const std::string& path)

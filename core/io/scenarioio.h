@@ -36,6 +36,9 @@ struct LoadResult
     std::vector<PinnedScenario> pins; // the file's pinned design points, in order
     std::vector<Diagnostic> errors;
     std::vector<Diagnostic> warnings; // unknown keys, semantic warnings
+    // The file's top-level "explore" section (the last sweep saved with it) as compact JSON,
+    // checked only to be an object; "" when there is none. explore/sweeprecord.h reads it.
+    std::string explore;
     bool ok() const { return scenario.has_value() && errors.empty(); }
 };
 
@@ -44,9 +47,10 @@ LoadResult loadScenarioFile(const std::string& path);
 
 // Exact round trip: parseScenario(serializeScenario(s)) == s.
 std::string serializeScenario(const Scenario& scenario);
-// The same with pinned design points (no "pins" key when `pins` is empty); the round trip
-// restores both the scenario and the pins exactly.
-std::string serializeScenario(const Scenario& scenario, const std::vector<PinnedScenario>& pins);
+// The same with pinned design points (no "pins" key when `pins` is empty) and the explore
+// section (LoadResult::explore; none when empty); the round trip restores all three exactly.
+std::string serializeScenario(const Scenario& scenario, const std::vector<PinnedScenario>& pins,
+                              const std::string& explore = {});
 
 // Semantic checks on a parsed scenario against a catalog (degrees multiply to the GPU count,
 // divide layers/heads/batch, TP larger than a scale-up domain warns, links join existing

@@ -22,8 +22,8 @@ void readPins(ObjectReader& root, std::vector<PinnedScenario>& out);
 void checkPins(const std::vector<PinnedScenario>& pins, DiagnosticSink& sink);
 Json pinsToJson(const std::vector<PinnedScenario>& pins);
 
-// The top-level "explore" section (scenarioexplore.cpp): kept as compact JSON text, checked to
-// be an object; written only when `explore` holds one.
+// The top-level "explore" section (scenarioexplore.cpp): kept as compact JSON text beside the
+// scenario (LoadResult::explore), checked to be an object; written only when `explore` holds one.
 void readExploreSection(ObjectReader& root, std::string& out);
 void writeExploreSection(Json& root, const std::string& explore);
 

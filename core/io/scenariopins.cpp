@@ -69,12 +69,13 @@ Json pinsToJson(const std::vector<PinnedScenario>& pins)
     return array;
 }
 
-std::string serializeScenario(const Scenario& scenario, const std::vector<PinnedScenario>& pins)
+std::string serializeScenario(const Scenario& scenario, const std::vector<PinnedScenario>& pins,
+                              const std::string& explore)
 {
     Json j = scenarioToJson(scenario);
     if (!pins.empty())
         j[keys::kPins] = pinsToJson(pins);
-    writeExploreSection(j, scenario.explore);
+    writeExploreSection(j, explore);
     return j.dump(2, ' ', false, Json::error_handler_t::replace) + '\n';
 }
 

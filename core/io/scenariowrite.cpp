@@ -248,8 +248,7 @@ std::string serializeScenario(const Scenario& scenario)
 {
     // Shortest round-trip representation of doubles is nlohmann's default (Grisu2), so no
     // precision is lost; invalid UTF-8 in a name is replaced rather than thrown on.
-    Json j = scenarioToJson(scenario);
-    writeExploreSection(j, scenario.explore);
+    const Json j = scenarioToJson(scenario);
     return j.dump(2, ' ', false, Json::error_handler_t::replace) + '\n';
 }
 

@@ -441,9 +441,6 @@ struct Scenario
     Parallelism parallelism;
     Placement placement;
     Schedule schedule;
-    // The last design-space sweep saved with the document: the file's top-level "explore"
-    // section as compact JSON, or empty (io keeps it as text; explore/sweepsave.h reads it).
-    std::string explore;
 
     bool operator==(const Scenario&) const = default;
 };

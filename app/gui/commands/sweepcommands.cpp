@@ -6,11 +6,25 @@
 
 namespace archipelago::app {
 
-RecordSweep::RecordSweep(Document* document, std::string text, QUndoCommand* parent)
-    : ChangeValue(
-          document, QCoreApplication::translate("Commands", "Record Explore Sweep"),
-          {ChangeEvent::Kind::Look}, [](core::Scenario& s) { return &s.explore; }, std::move(text),
-          parent)
+RecordSweep::RecordSweep(Document* document, core::SweepRecord sweep, QUndoCommand* parent)
+    : QUndoCommand(QCoreApplication::translate("Commands", "Record Explore Sweep"), parent)
+    , m_document(document)
+    , m_before(document->sweep())
+    , m_after(std::move(sweep))
 {}
+
+void RecordSweep::undo()
+{
+    m_document->setSweep(m_before);
+}
+
+void RecordSweep::redo()
+{
+    const bool changed = m_document->setSweep(m_after);
+    // The same sweep again never reaches the stack: QUndoStack::push drops obsolete commands.
+    if (m_firstRedo && !changed)
+        setObsolete(true);
+    m_firstRedo = false;
+}
 
 } // namespace archipelago::app

@@ -20,13 +20,17 @@ struct ChangeEvent
         Placement,   // shards, rank order, layers per stage
         Schedule,    // pipeline schedule
         Look,        // canvas positions and other presentation: never affects cost
-        Pins         // pinned design points added, removed or renamed: never affects cost
+        Pins,        // pinned design points added, removed or renamed: never affects cost
+        Sweep        // the sweep saved with the document recorded or undone: never affects cost
     };
 
     Kind kind = Kind::Structure;
     core::Id objectId = -1; // the datacenter or link touched, when there is one
 
-    bool affectsCost() const { return kind != Kind::Look && kind != Kind::Pins; }
+    bool affectsCost() const
+    {
+        return kind != Kind::Look && kind != Kind::Pins && kind != Kind::Sweep;
+    }
     // The event for two changes made as one step (a macro): the same kind when they agree,
     // otherwise Structure (or Look + Look); the object only when both name the same one.
     ChangeEvent mergedWith(const ChangeEvent& other) const

@@ -70,8 +70,12 @@ std::vector<core::Diagnostic> Document::load(const QString& path, LoadMode mode)
         return result.errors;
     }
     m_loadWarnings = std::move(result.warnings);
+    // The saved sweep, read once; a section that cannot be read is kept (and saved back as it
+    // was) with its errors, which the Explore panel shows.
+    core::SweepRecord sweep =
+        core::readSweepRecord(std::move(result.explore), *result.scenario, path.toStdString());
     reset(std::move(*result.scenario), mode == LoadMode::Open ? path : QString(),
-          std::move(result.pins));
+          std::move(result.pins), std::move(sweep));
     return {};
 }
 
@@ -88,19 +92,21 @@ std::vector<core::Diagnostic> Document::recover(const QString& autosavePath,
 }
 
 void Document::reset(core::Scenario scenario, const QString& fileName,
-                     std::vector<core::PinnedScenario> pins)
+                     std::vector<core::PinnedScenario> pins, core::SweepRecord sweep)
 {
     m_undoStack->clear(); // commands refer to the old scenario's objects
     m_undoStack->setClean();
     m_scenario = std::move(scenario);
     m_pins = std::move(pins);
+    m_sweep = std::move(sweep);
+    ++m_generation;
     setFileName(fileName);
     emit changed({ChangeEvent::Kind::Structure});
 }
 
 std::string Document::serialized() const
 {
-    return core::serializeScenario(m_scenario, m_pins);
+    return core::serializeScenario(m_scenario, m_pins, m_sweep.section);
 }
 
 bool Document::save(const QString& path, QString* errorMessage)
@@ -229,6 +235,15 @@ bool Document::setPinName(std::size_t index, const std::string& name)
         return false;
     m_pins[index].name = name;
     notify({ChangeEvent::Kind::Pins});
+    return true;
+}
+
+bool Document::setSweep(core::SweepRecord sweep)
+{
+    if (sweep.section == m_sweep.section)
+        return false;
+    m_sweep = std::move(sweep);
+    notify({ChangeEvent::Kind::Sweep});
     return true;
 }
 

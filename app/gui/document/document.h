@@ -5,12 +5,14 @@
 #pragma once
 
 #include "document/changeevent.h"
+#include "explore/sweeprecord.h"
 #include "io/scenarioio.h"
 #include "model/scenario.h"
 
 #include <QObject>
 #include <QString>
 
+#include <cstdint>
 #include <functional>
 #include <optional>
 #include <utility>
@@ -43,6 +45,12 @@ public:
     const core::Scenario& scenario() const { return m_scenario; }
     // Design points pinned for comparison; saved with the document ("pins" in the file).
     const std::vector<core::PinnedScenario>& pins() const { return m_pins; }
+    // The last sweep saved with the document ("explore" in the file), read once when the file
+    // is loaded; empty when there is none.
+    const core::SweepRecord& sweep() const { return m_sweep; }
+    // Which document is open: a new number each time one is loaded, recovered or made (reset),
+    // so that a view can tell a new document from an edit of the same one.
+    std::uint64_t generation() const { return m_generation; }
     QString fileName() const { return m_fileName; }
     bool isUntitled() const { return m_fileName.isEmpty(); }
     // The file's name without its folder, or "Untitled".
@@ -60,13 +68,14 @@ public:
     std::vector<core::Diagnostic> load(const QString& path, LoadMode mode = LoadMode::Open);
     // Non-fatal findings of the last successful load (unknown keys, semantic warnings).
     const std::vector<core::Diagnostic>& loadWarnings() const { return m_loadWarnings; }
-    // Replaces the whole scenario and the pins and clears the history (File > New).
+    // Replaces the whole scenario, the pins and the saved sweep and clears the history
+    // (File > New).
     void reset(core::Scenario scenario, const QString& fileName = {},
-               std::vector<core::PinnedScenario> pins = {});
+               std::vector<core::PinnedScenario> pins = {}, core::SweepRecord sweep = {});
     // Loads an autosaved copy of `fileName` (empty: an untitled document): the document takes
     // the original file name and is modified until saved.
     std::vector<core::Diagnostic> recover(const QString& autosavePath, const QString& fileName);
-    // The file's text as save() would write it (the scenario and its pins).
+    // The file's text as save() would write it (the scenario, its pins and its saved sweep).
     std::string serialized() const;
 
     // Groups the changes of one user action (a macro command): changed() is emitted once, when
@@ -98,6 +107,8 @@ public:
     void insertPin(std::size_t index, const core::PinnedScenario& pin);
     std::optional<core::PinnedScenario> removePin(std::size_t index);
     bool setPinName(std::size_t index, const std::string& name);
+    // Emits a Sweep change unless `sweep` is the record already held (the same section).
+    bool setSweep(core::SweepRecord sweep);
 
 signals:
     void changed(const archipelago::app::ChangeEvent& event);
@@ -110,6 +121,8 @@ private:
 
     core::Scenario m_scenario;
     std::vector<core::PinnedScenario> m_pins;
+    core::SweepRecord m_sweep;
+    std::uint64_t m_generation = 0;
     int m_batchDepth = 0;
     std::optional<ChangeEvent> m_batched; // merged event of the open batch
     QString m_fileName;

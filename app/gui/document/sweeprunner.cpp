@@ -29,7 +29,6 @@ bool SweepRunner::start(core::Scenario base, core::SearchSpace space, int top)
 {
     if (m_running)
         return false;
-    base.explore.clear(); // the sweep searches the design, not the sweep saved in it
     m_cancel = std::make_shared<std::atomic<bool>>(false);
     m_clock.start();
     m_running = true;

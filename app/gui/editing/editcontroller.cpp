@@ -270,9 +270,6 @@ void EditController::pin(const core::Scenario& scenario, QString name, QColor co
     }
     core::PinnedScenario pinned{name.trimmed().toStdString(),
                                 color.name(QColor::HexRgb).toStdString(), scenario};
-    // The saved sweep belongs to the document, not to a design point: pins are written
-    // without it, so a pin holding it would differ from itself after a reload.
-    pinned.scenario.explore.clear();
     m_document->undoStack()->push(new AddPin(m_document, std::move(pinned)));
 }
 
@@ -296,9 +293,8 @@ bool EditController::restorePin(int index)
     if (index < 0 || static_cast<std::size_t>(index) >= m_document->pins().size())
         return refuse(tr("No pin %1").arg(index + 1));
     const core::PinnedScenario& pin = m_document->pins()[static_cast<std::size_t>(index)];
-    // Restoring a pin keeps the document's saved sweep (pins never hold one).
-    core::Scenario target = pin.scenario;
-    target.explore = m_document->scenario().explore;
+    // Restoring a pin keeps the document's saved sweep (it is beside the scenario).
+    const core::Scenario target = pin.scenario;
     if (target == m_document->scenario())
         return true;
     // A pin passed the same validation when it was loaded or pinned; check again all the same.

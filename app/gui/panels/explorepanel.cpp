@@ -119,7 +119,8 @@ ExplorePanel::ExplorePanel(Document* document, EditController* edits, QWidget* p
     });
     connect(m_document, &Document::changed, this, &ExplorePanel::onDocumentChanged);
     setRunning(false);
-    onDocumentChanged();
+    m_generation = m_document->generation();
+    showDocumentSweep();
 }
 
 ExplorePanel::~ExplorePanel()
@@ -324,7 +325,6 @@ bool ExplorePanel::run()
     showMessage({}, false);
     m_sweptSpace = *s;
     m_sweptBase = m_document->scenario();
-    m_sweptBase.explore.clear();
     m_progress->setRange(0, 0); // placements and topology variants first: no count yet
     m_progress->setFormat(tr("preparing…"));
     m_rate->setText(tr("Making the placements and topology variants…"));
@@ -380,8 +380,7 @@ void ExplorePanel::onFinished(std::shared_ptr<SweepRunner::Outcome> outcome)
         m_progress->setValue(0);
         m_progress->setFormat(QString());
         m_rate->clear();
-        m_showDocument = true; // show what the new document holds
-        onDocumentChanged();
+        showDocumentSweep(); // what the document now open holds
         return;
     }
     m_progress->setRange(0, 1000);
@@ -410,13 +409,9 @@ void ExplorePanel::onFinished(std::shared_ptr<SweepRunner::Outcome> outcome)
     // sweep cancelled before its first point: the saved one, if any, stays).
     if (r.counts.considered == 0)
         return;
-    std::string text = core::savedSweepText(m_sweptSpace, r);
-    m_shownExplore = text;
-    m_recorded = text;
-    // The stack runs the command before it counts it: the change is ours, not a new document.
-    m_recording = true;
-    m_document->undoStack()->push(new RecordSweep(m_document, std::move(text)));
-    m_recording = false;
+    core::SweepRecord record = core::recordSweep(m_sweptSpace, r, m_sweptBase);
+    m_onScreen = record.sweep; // the results on screen are the ones recorded
+    m_document->undoStack()->push(new RecordSweep(m_document, std::move(record)));
 }
 
 void ExplorePanel::showResult(const core::SweepResult& result,
@@ -593,8 +588,7 @@ bool ExplorePanel::pinPreview()
 {
     if (!m_preview)
         return false;
-    core::Scenario pinned = m_preview->scenario;
-    pinned.explore.clear();
+    const core::Scenario& pinned = m_preview->scenario;
     m_edits->pin(pinned, pinName(pinned, m_previewKnobs, m_document->pins()));
     return true;
 }
@@ -622,36 +616,35 @@ bool ExplorePanel::applyPreview()
     return true;
 }
 
-void ExplorePanel::onDocumentChanged()
+void ExplorePanel::onDocumentChanged(const ChangeEvent& event)
 {
-    if (m_recording)
-        return;
-    const core::Scenario& s = m_document->scenario();
-    // A document just opened or made (its history empty): its own sweep or none, and the
-    // space for it. Later, a recording undone or redone to another saved sweep shows that
-    // one; undone to none, the results stay on screen (they are no longer saved).
-    const bool fresh = m_document->undoStack()->count() == 0;
-    // After a discarded run: whatever the document holds, shown afresh.
-    const bool force = std::exchange(m_showDocument, false);
-    // (A redone recording of the results on screen keeps them, every point included.)
-    if (!force && !fresh &&
-        (s.explore == m_shownExplore || s.explore.empty() ||
-         (s.explore == m_recorded && m_result))) {
-        m_shownExplore = s.explore;
-        return;
-    }
-    if (isRunning()) {
-        // Another document opened while sweeping: that sweep is not its own.
-        if (fresh) {
+    if (m_document->generation() != m_generation) {
+        // Another document: its own sweep or none, and the space for it. A sweep running for
+        // the document that was open is not this one's: it is cancelled, then this is shown.
+        m_generation = m_document->generation();
+        if (isRunning()) {
             m_discardRun = true;
             cancel();
+            return;
         }
+        showDocumentSweep();
         return;
     }
-    if (!force && fresh && s.explore == m_shownExplore && m_freshScenario == s)
-        return; // the same fresh document again (a look change)
-    m_freshScenario = fresh ? s : core::Scenario{};
-    m_shownExplore = s.explore;
+    if (event.kind != ChangeEvent::Kind::Sweep || isRunning())
+        return;
+    // A recording undone or redone. Undone to none, the results stay on screen (they are no
+    // longer saved); to another saved sweep, that one is shown; redone to the results on
+    // screen (the run's own, every point included), they stay.
+    const core::SweepRecord& saved = m_document->sweep();
+    if (saved.empty() || saved.sweep == m_onScreen)
+        return;
+    showDocumentSweep();
+}
+
+void ExplorePanel::showDocumentSweep()
+{
+    const core::SweepRecord& saved = m_document->sweep();
+    m_onScreen = saved.sweep;
     clearPreview();
     m_result.reset();
     m_samples.clear();
@@ -661,29 +654,26 @@ void ExplorePanel::onDocumentChanged()
     m_progress->setValue(0);
     m_progress->setFormat(QString());
     m_rate->clear();
-    if (s.explore.empty()) {
+    if (saved.empty()) {
         resetSpace();
         showMessage({}, false);
         return;
     }
-    core::DiagnosticSink sink(m_document->fileName().toStdString());
-    const std::optional<core::SavedSweep> saved = core::readSavedSweep(s.explore, s, sink);
-    if (!saved) {
+    if (!saved.sweep) {
         resetSpace();
         QStringList lines;
-        for (const core::Diagnostic& d : sink.takeErrors())
+        for (const core::Diagnostic& d : saved.errors)
             lines << QString::fromStdString(d.pointer + ": " + d.message);
         showMessage(tr("The saved sweep could not be read (the default space is shown):\n%1")
                         .arg(lines.join(QLatin1Char('\n'))),
                     true);
         return;
     }
-    m_sweptBase = s;
-    m_sweptBase.explore.clear();
-    m_sweptSpace = saved->space;
-    setSpace(saved->space);
+    m_sweptBase = m_document->scenario();
+    m_sweptSpace = saved.sweep->space;
+    setSpace(saved.sweep->space);
     showMessage({}, false);
-    showResult(core::sweepResultOf(*saved), {});
+    showResult(core::sweepResultOf(*saved.sweep), {});
 }
 
 } // namespace archipelago::app

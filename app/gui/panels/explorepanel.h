@@ -9,10 +9,11 @@
 // A click or a row previews a point (its scenario evaluated in full and shown in the plots and
 // the comparison beside the current design, the document untouched) until cleared; Pin pins it
 // and Apply makes it the current design, each one undo step. The last sweep is recorded in the
-// document (Scenario::explore, explore/sweepsave.h) and shown again when the file is opened.
+// document (Document::sweep, explore/sweeprecord.h) and shown again when the file is opened.
 #pragma once
 
 #include "common/evaluateddesign.h"
+#include "document/changeevent.h"
 #include "document/sweeprunner.h"
 #include "explore/sweep.h"
 #include "explore/sweepsave.h"
@@ -22,6 +23,7 @@
 #include <QWidget>
 
 #include <array>
+#include <cstdint>
 #include <memory>
 #include <optional>
 #include <vector>
@@ -107,7 +109,9 @@ private:
     QWidget* makeEditor();
     QWidget* makeResults();
     void updateSpaceSize();
-    void onDocumentChanged();
+    void onDocumentChanged(const ChangeEvent& event);
+    // Shows the document's saved sweep and its space (or the default space when it has none).
+    void showDocumentSweep();
     void onProgress(const core::SweepProgress& progress);
     void onFinished(std::shared_ptr<SweepRunner::Outcome> outcome);
     void showResult(const core::SweepResult& result, std::vector<core::SweepSample> samples);
@@ -138,17 +142,16 @@ private:
     QWidget* m_editor = nullptr;
 
     SweepRunner* m_runner = nullptr; // the running sweep
-    bool m_recording = false;        // pushing RecordSweep
     bool m_discardRun = false;       // the running sweep belongs to a document no longer open
-    bool m_showDocument = false;     // after a discarded run: show the document's own sweep
-    core::Scenario m_freshScenario;  // the fresh document last loaded (onDocumentChanged)
+    std::uint64_t m_generation = 0;  // the document shown (Document::generation)
+    // The saved sweep whose results are on screen (shown from the document, or recorded by the
+    // run shown); null when the results on screen were never saved, or there are none.
+    std::shared_ptr<const core::SavedSweep> m_onScreen;
     // The last sweep: what was searched, around what, and what it found.
     std::optional<core::SweepResult> m_result;
     core::SearchSpace m_sweptSpace;
     core::Scenario m_sweptBase;
     std::vector<core::SweepSample> m_samples;
-    std::string m_shownExplore; // the document's section the panel shows (or recorded)
-    std::string m_recorded;     // the section the last run recorded
     std::optional<views::EvaluatedDesign> m_preview;
     core::DesignPoint m_previewKnobs; // the previewed point of the swept space, with its index
     QList<views::EvaluatedDesign> m_pinned;

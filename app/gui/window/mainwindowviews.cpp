@@ -245,7 +245,8 @@ void MainWindow::onCanvasSelection(const views::TopologySelection& selection)
 void MainWindow::onChanged(const ChangeEvent& event)
 {
     const core::Scenario& s = m_document->scenario();
-    if (event.kind != ChangeEvent::Kind::Pins) {
+    // Pins and the saved sweep are beside the scenario: its views stay as they are.
+    if (event.kind != ChangeEvent::Kind::Pins && event.kind != ChangeEvent::Kind::Sweep) {
         m_syncingSelection = true; // a rebuild re-announces the same selection
         m_canvas->setTopology(s.topology, &s);
         if (event.kind != ChangeEvent::Kind::Look) {
