@@ -391,8 +391,9 @@ void TestCliCheck::unreadableSavedSweepIsInvalid()
 {
     // Was: "ok" for a file whose saved sweep the window could not read and `report` refused.
     const core::Scenario s = tests::multiDcScenario();
-    const std::string file = write(
-        "bad-sweep.json", QByteArray::fromStdString(core::serializeScenario(s, {}, R"({"space": 7})")));
+    const std::string file =
+        write("bad-sweep.json",
+              QByteArray::fromStdString(core::serializeScenario(s, {}, R"({"space": 7})")));
     const Run run = check({file});
     QCOMPARE(run.exitCode, cli::kExitInvalidInput);
     QVERIFY(run.out.isEmpty());

@@ -177,10 +177,9 @@ int runReport(const std::vector<std::string>& args, std::ostream& out, std::ostr
     if (sweepFile.empty()) {
         // The sweep saved with the scenario, when it holds one.
         std::vector<core::Diagnostic> errors;
-        const core::SweepRecord record =
-            core::readSweepRecord(load.explore, *load.scenario, file);
-        input.sweep = savedReportSweep(record, input.current.scenario, input.current.evaluation,
-                                       errors);
+        const core::SweepRecord record = core::readSweepRecord(load.explore, *load.scenario, file);
+        input.sweep =
+            savedReportSweep(record, input.current.scenario, input.current.evaluation, errors);
         for (const core::Diagnostic& d : errors)
             err << d.toString() << '\n';
         if (!errors.empty())

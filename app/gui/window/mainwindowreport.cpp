@@ -60,8 +60,8 @@ bool MainWindow::exportReport(const QString& path, QString* error)
     }
     // The sweep saved with the document (the Explore panel's last run), when there is one.
     std::vector<core::Diagnostic> sweepErrors;
-    input.sweep = report::savedReportSweep(m_document->sweep(), scenario,
-                                           input.current.evaluation, sweepErrors);
+    input.sweep = report::savedReportSweep(m_document->sweep(), scenario, input.current.evaluation,
+                                           sweepErrors);
     input.fileName = m_document->fileName();
     QFile file(input.fileName);
     if (!m_document->isUntitled() && !m_document->isModified() && file.open(QIODevice::ReadOnly)) {
