@@ -634,6 +634,45 @@ private slots:
         QVERIFY(other.document()->serialized().find("\"two\"") != std::string::npos);
     }
 
+    // The default space follows the design while the user has not edited it (it stayed on the
+    // empty document's PP "1, 2" while the design grew to PP 12); an edited space is kept, and
+    // Reset takes the design as it is now and follows it again.
+    void defaultSpaceFollowsTheDocument()
+    {
+        app::MainWindow window(std::make_unique<app::SilentPrompts>());
+        QVERIFY(window.newDocument());
+        waitForEvaluation(window);
+        app::ExplorePanel* panel = window.explorePanel();
+        auto defaultPp = [&window] {
+            const std::vector<int> pp = core::defaultSearchSpace(window.document()->scenario()).pp;
+            QStringList values;
+            for (int v : pp)
+                values << QString::number(v);
+            return values.join(QStringLiteral(", "));
+        };
+        QCOMPARE(panel->valuesEdit("pp")->text(), defaultPp());
+        const QString before = panel->valuesEdit("pp")->text();
+        core::Scenario edited = window.document()->scenario();
+        edited.parallelism.pp /= 2;
+        QVERIFY(window.edits()->apply(edited, QStringLiteral("Set PP"), true));
+        QCOMPARE(window.document()->scenario().parallelism.pp, edited.parallelism.pp);
+        QVERIFY(panel->valuesEdit("pp")->text() != before);
+        QCOMPARE(panel->valuesEdit("pp")->text(), defaultPp());
+        // Undone, it follows back.
+        window.document()->undoStack()->undo();
+        QCOMPARE(panel->valuesEdit("pp")->text(), before);
+
+        // The user's own space stays through an edit of the design.
+        setSpace(panel, {{"pp", "2, 4"}, {"micro_batch", "1, 2"}});
+        window.document()->undoStack()->redo();
+        QCOMPARE(panel->valuesEdit("pp")->text(), QStringLiteral("2, 4"));
+        // Reset: the default for the design as it is now, which follows it again.
+        panel->resetSpace();
+        QCOMPARE(panel->valuesEdit("pp")->text(), defaultPp());
+        window.document()->undoStack()->undo();
+        QCOMPARE(panel->valuesEdit("pp")->text(), before);
+    }
+
     // Two sweeps recorded one after the other: undo shows the first again, redo the second (the
     // panel kept the first's results on a redo when it tracked the sections as text).
     void undoRedoBetweenTwoRecordedSweeps()

@@ -164,7 +164,11 @@ QWidget* ExplorePanel::makeEditor()
     layout->addWidget(m_message);
 
     m_space = new ExploreSpaceEditor(m_document, m_editor);
-    connect(m_space, &ExploreSpaceEditor::edited, this, &ExplorePanel::updateSpaceSize);
+    connect(m_space, &ExploreSpaceEditor::edited, this, [this] {
+        if (!m_settingSpace)
+            m_spaceFollowsDocument = false; // the user's space: kept until Reset
+        updateSpaceSize();
+    });
     layout->addWidget(m_space);
     layout->addStretch(1);
 
@@ -249,11 +253,15 @@ QCheckBox* ExplorePanel::dimensionCheck(const QString& key) const
 void ExplorePanel::resetSpace()
 {
     setSpace(core::defaultSearchSpace(m_document->scenario()));
+    m_spaceFollowsDocument = true;
 }
 
 void ExplorePanel::setSpace(const core::SearchSpace& space)
 {
+    m_settingSpace = true;
     m_space->setSpace(space);
+    m_settingSpace = false;
+    m_spaceFollowsDocument = false;
     updateSpaceSize();
 }
 
@@ -630,7 +638,13 @@ void ExplorePanel::onDocumentChanged(const ChangeEvent& event)
         showDocumentSweep();
         return;
     }
-    if (event.kind != ChangeEvent::Kind::Sweep || isRunning())
+    if (isRunning())
+        return;
+    // The default space follows the design (a PP or a batch edited in the properties), unless
+    // the user has edited the space since it was last reset.
+    if (event.affectsCost() && m_spaceFollowsDocument)
+        resetSpace();
+    if (event.kind != ChangeEvent::Kind::Sweep)
         return;
     // A recording undone or redone. Undone to none, the results stay on screen (they are no
     // longer saved); to another saved sweep, that one is shown; redone to the results on

@@ -147,6 +147,10 @@ private:
     // The saved sweep whose results are on screen (shown from the document, or recorded by the
     // run shown); null when the results on screen were never saved, or there are none.
     std::shared_ptr<const core::SavedSweep> m_onScreen;
+    // The space shown is the default for the document (Reset, or a document with no saved
+    // sweep) and the user has not edited it: it follows the document's edits.
+    bool m_spaceFollowsDocument = true;
+    bool m_settingSpace = false; // setSpace fills the fields (not the user's edit)
     // The last sweep: what was searched, around what, and what it found.
     std::optional<core::SweepResult> m_result;
     core::SearchSpace m_sweptSpace;
