@@ -6,7 +6,7 @@
 // loader's own checks (checkScenario with the scenario's effective catalog) on the result.
 //
 // The diagnostics stay the checker's (JSON pointers, the loader's messages): the window words
-// them for the user (views/propertyeditor/propertyeditorwords.h, app/gui/editing).
+// them for the user (views/propertyeditor/diagnostictext.h, app/gui/editing).
 #pragma once
 
 #include "io/placementrepair.h"

@@ -15,6 +15,11 @@ double dciOneWayLatencyS(const DciLink& link)
     return fibreLatencyS(link.distanceKm) + std::max(0.0, link.equipmentLatencyS);
 }
 
+double dciCapacityGbps(const DciLink& link)
+{
+    return std::max(0, link.wavelengths) * std::max(0.0, link.gbpsPerWavelength);
+}
+
 double dciCapacityGBps(const DciLink& link)
 {
     // Capacity = wavelengths x line rate (Gb/s), / 8 for bytes.

@@ -18,5 +18,7 @@ double fibreLatencyS(double distanceKm);
 double dciOneWayLatencyS(const DciLink& link);
 // Capacity per direction in GB/s: wavelengths x Gb/s per wavelength / 8.
 double dciCapacityGBps(const DciLink& link);
+// The same in Gb/s (line rate, as links are sold and labelled).
+double dciCapacityGbps(const DciLink& link);
 
 } // namespace archipelago::core

@@ -1,5 +1,6 @@
-// One qualitative colour per pipeline stage, shared by the layout view, the topology canvas
-// and the plots so that "stage 3" has the same colour everywhere.
+// The colours the views share: one qualitative colour per pipeline stage (the layout view, the
+// topology canvas and the plots, so that "stage 3" has the same colour everywhere), a DCI
+// link's colour and pen width by its capacity (the canvas and the layout view), and blending.
 #pragma once
 
 #include <QColor>
@@ -32,5 +33,12 @@ inline QColor stageFill(int stage, const QPalette& palette)
     fill.setAlphaF(dark ? 0.38f : 0.30f);
     return fill;
 }
+
+// Colour and pen width of a DCI link by capacity, on a log scale from 1 Tb/s (warm: likely the
+// bottleneck) to 100 Tb/s (cool). Mid lightness so that it reads on light and dark palettes.
+QColor linkCapacityColor(double gbps);
+double linkCapacityWidth(double gbps);
+// `a` blended towards `b` by t in [0, 1].
+QColor mixColors(const QColor& a, const QColor& b, double t);
 
 } // namespace archipelago::views

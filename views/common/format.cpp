@@ -40,7 +40,39 @@ QString scaled(double value, const char* const* prefixes, int count, double step
     return significant(v) + QLatin1Char(' ') + QString::fromUtf8(prefixes[index]) + unit;
 }
 
+// Up to `decimals` decimals, trailing zeros dropped: 25.60 -> "25.6", 12.0 -> "12".
+QString trimmed(double value, int decimals)
+{
+    QString s = QString::number(value, 'f', decimals);
+    if (s.contains(QLatin1Char('.'))) {
+        while (s.endsWith(QLatin1Char('0')))
+            s.chop(1);
+        if (s.endsWith(QLatin1Char('.')))
+            s.chop(1);
+    }
+    return s;
+}
+
 } // namespace
+
+QString formatCount(std::int64_t n)
+{
+    // Group separators are fixed (not the system locale) so that labels read the same in
+    // screenshots and reports everywhere.
+    const QString digits = QString::number(n < 0 ? -n : n);
+    QString out;
+    for (qsizetype i = 0; i < digits.size(); ++i) {
+        if (i > 0 && (digits.size() - i) % 3 == 0)
+            out += QLatin1Char(',');
+        out += digits[i];
+    }
+    return n < 0 ? QLatin1Char('-') + out : out;
+}
+
+QString formatGpus(std::int64_t n)
+{
+    return formatCount(n) + (n == 1 ? QStringLiteral(" GPU") : QStringLiteral(" GPUs"));
+}
 
 QString formatNumber(double value, int decimals)
 {
@@ -133,6 +165,13 @@ QString formatGbps(double gbps)
 {
     static const char* const prefixes[] = {"G", "T", "P"};
     return scaled(gbps, prefixes, 3, 1000.0, QStringLiteral("b/s"));
+}
+
+QString formatLinkRate(double gbps)
+{
+    if (gbps >= 1000.0)
+        return trimmed(gbps / 1000.0, 2) + QLatin1Char('T');
+    return trimmed(gbps, 1) + QLatin1Char('G');
 }
 
 QString formatKm(double km)

@@ -1,5 +1,7 @@
-// Number formatting shared by the views and the status bar: one place for units and separators,
-// so the same quantity reads the same everywhere ("16,384 GPUs", "1.23 s", "$12.4 M").
+// Numbers with their units, for every view, the status bar and the report: one place for units
+// and separators, so the same quantity reads the same everywhere ("16,384 GPUs", "1.23 s",
+// "$12.4 M", "25.6 Tb/s", "10 km"). Names and descriptions of scenario objects are
+// scenariotext.h.
 #pragma once
 
 #include <QString>
@@ -8,8 +10,8 @@
 
 namespace archipelago::views {
 
-// "16,384". Defined once, in topologyformat.cpp (the canvas helpers declare it too).
-QString formatCount(std::int64_t n);
+QString formatCount(std::int64_t n);                  // 16384 -> "16,384"
+QString formatGpus(std::int64_t n);                   // "16,384 GPUs" (1 -> "1 GPU")
 QString formatNumber(double value, int decimals = 2); // "1,234.57"; "—" when not finite
 // A figure shown as a whole count ("1,234,568"); "—" when not finite or beyond int64, where
 // casting it would be undefined behaviour (it once showed -9,223,372,036,854,775,808 GPU-hours).
@@ -24,7 +26,8 @@ QString formatUsd(double usd);                            // "$1.23 M", "$850 k"
 QString formatPower(double watts);                        // "1.23 MW", "850 kW"
 QString formatGib(double gib);                            // "61.3 GiB"
 QString formatGbps(double gbps);                          // "400 Gb/s", "25.6 Tb/s"
-QString formatKm(double km);                              // "10 km", "1,000 km"
+QString formatLinkRate(double gbps); // one wavelength or port: 400 -> "400G", 1600 -> "1.6T"
+QString formatKm(double km);         // "10 km", "1,000 km"
 
 // The bubble ratio, one definition and one name for every view (ARCHITECTURE.md: "pipeline
 // idle time over pipeline makespan, averaged over stages"), core::Evaluation::bubbleRatio.

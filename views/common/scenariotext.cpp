@@ -2,10 +2,12 @@
 
 #include "common/format.h"
 
+#include "model/dcilink.h"
 #include "model/scheduletraits.h"
 
 #include <QStringList>
 
+#include <algorithm>
 #include <cmath>
 
 namespace archipelago::views {
@@ -33,6 +35,13 @@ QString podSummary(const core::Pod& pod)
              formatCount(core::gpusInPod(pod)));
 }
 
+QString podShape(const core::Pod& pod)
+{
+    return QStringLiteral("%1 × %2 × %3-GPU domains")
+        .arg(formatCount(pod.count), formatCount(pod.domainsPerPod),
+             formatCount(pod.gpusPerDomain));
+}
+
 QString fabricSummary(const core::Fabric& fabric)
 {
     QString text =
@@ -40,6 +49,29 @@ QString fabricSummary(const core::Fabric& fabric)
     if (fabric.leafOversubscription != 1.0 || fabric.spineOversubscription != 1.0)
         text += QStringLiteral(", %1 leaf, %2 spine")
                     .arg(ratio(fabric.leafOversubscription), ratio(fabric.spineOversubscription));
+    return text;
+}
+
+QString fabricShort(const core::Fabric& fabric)
+{
+    QString kind;
+    switch (fabric.kind) {
+    case core::FabricKind::Clos:
+        kind = QStringLiteral("Clos");
+        break;
+    case core::FabricKind::RailOptimized:
+        kind = QStringLiteral("rail-optimized");
+        break;
+    case core::FabricKind::RailOnly:
+        kind = QStringLiteral("rail-only");
+        break;
+    }
+    QString text = kind;
+    if (fabric.kind != core::FabricKind::RailOnly)
+        text += QStringLiteral(" · %1-tier").arg(fabric.tiers);
+    const double over = std::max(fabric.leafOversubscription, fabric.spineOversubscription);
+    if (over > 1.0)
+        text += QStringLiteral(" · ") + ratio(over);
     return text;
 }
 
@@ -61,6 +93,13 @@ QString linkSummary(const core::DciLink& link)
     return QStringLiteral("%1 × %2, %3")
         .arg(formatCount(link.wavelengths), formatGbps(link.gbpsPerWavelength),
              formatKm(link.distanceKm));
+}
+
+QString linkCapacity(const core::DciLink& link)
+{
+    return QStringLiteral("%1 × %2 = %3")
+        .arg(formatCount(link.wavelengths), formatLinkRate(link.gbpsPerWavelength),
+             formatGbps(core::dciCapacityGbps(link)));
 }
 
 QString workloadSummary(const core::Workload& w)

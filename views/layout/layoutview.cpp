@@ -1,6 +1,6 @@
 #include "layout/layoutview.h"
 
-#include "common/topologyformat.h"
+#include "common/format.h"
 #include "layout/layoutviewcanvas.h"
 #include "model/placementpresets.h"
 

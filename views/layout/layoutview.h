@@ -1,6 +1,6 @@
 // The parallelism layout view (ARCHITECTURE.md section 5): how TP × CP × PP × DP (× EP) land on
 // scale-up domains and datacenters for one scenario, one column per datacenter, pipeline stages
-// as coloured bands (views/common/stagecolors.h), DCI crossings between consecutive stages in
+// as coloured bands (views/common/colors.h), DCI crossings between consecutive stages in
 // different datacenters, and optional timing from an Evaluation.
 //
 // Intents (the app turns each into an undo command and calls setScenario() with the result):

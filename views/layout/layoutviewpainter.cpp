@@ -1,7 +1,8 @@
 #include "layout/layoutviewpainter.h"
 
-#include "common/stagecolors.h"
-#include "common/topologyformat.h"
+#include "common/colors.h"
+#include "common/format.h"
+#include "model/dcilink.h"
 
 #include <QPainter>
 #include <QPainterPath>
@@ -109,7 +110,7 @@ QString LayoutViewPainter::bandDetail(const LayoutBand& band) const
         }
         if (makespan > 0)
             detail += QStringLiteral(" · busy %1 (%2 %)")
-                          .arg(formatDuration(busy))
+                          .arg(formatSeconds(busy))
                           .arg(std::lround(100.0 * busy / makespan));
     }
     return detail;
@@ -332,7 +333,7 @@ void LayoutViewPainter::paintCrossing(QPainter& p, const LayoutGeometry& g,
     const QPalette pal = palette();
     const core::DciLink* link = core::findLink(m_scenario.topology, crossing.link);
     const QColor colour =
-        link ? linkCapacityColor(linkCapacityGbps(*link)) : QColor(0xe1, 0x57, 0x59);
+        link ? linkCapacityColor(core::dciCapacityGbps(*link)) : QColor(0xe1, 0x57, 0x59);
     QPen pen(colour, 2.2, link ? Qt::SolidLine : Qt::DashLine, Qt::RoundCap);
     p.setPen(pen);
     const bool rightwards = crossing.end.x() > crossing.start.x();
@@ -349,7 +350,7 @@ void LayoutViewPainter::paintCrossing(QPainter& p, const LayoutGeometry& g,
 
     QString label =
         link ? QStringLiteral("DCI %1 · %2")
-                   .arg(formatBandwidth(linkCapacityGbps(*link)), formatDistance(link->distanceKm))
+                   .arg(formatGbps(core::dciCapacityGbps(*link)), formatKm(link->distanceKm))
              : tr("no direct DCI link");
     if (link && m_evaluation) {
         for (const core::LinkTraffic& traffic : m_evaluation->traffic)

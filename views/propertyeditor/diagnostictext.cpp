@@ -1,4 +1,4 @@
-#include "propertyeditor/propertyeditorwords.h"
+#include "propertyeditor/diagnostictext.h"
 
 #include "common/format.h"
 

@@ -1,8 +1,8 @@
 #include "propertyeditor/propertyeditorparallelism.h"
 
 #include "common/format.h"
+#include "propertyeditor/diagnostictext.h"
 #include "propertyeditor/propertyeditorplacement.h"
-#include "propertyeditor/propertyeditorwords.h"
 
 #include <QFormLayout>
 #include <QLabel>

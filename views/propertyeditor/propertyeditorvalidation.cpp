@@ -1,7 +1,7 @@
 #include "propertyeditor/propertyeditorvalidation.h"
 
 #include "io/scenarioio.h"
-#include "propertyeditor/propertyeditorwords.h"
+#include "propertyeditor/diagnostictext.h"
 
 namespace archipelago::views {
 

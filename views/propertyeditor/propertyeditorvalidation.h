@@ -1,7 +1,7 @@
 // Inline validation of the property editor in the user's words: core::checkEdit judges an edit
 // (the loader's own checks on the candidate, compared with the scenario as it is, so the editor
 // refuses exactly what a file would be refused for, and exactly what the app would refuse);
-// this says its reasons and the scenario's diagnostics as a person would (propertyeditorwords.h).
+// this says its reasons and the scenario's diagnostics as a person would (diagnostictext.h).
 #pragma once
 
 #include "io/editcheck.h"
@@ -14,7 +14,7 @@
 namespace archipelago::views {
 
 // checkScenario(scenario, effectiveCatalog(scenario)), each message in the user's words
-// (propertyeditorwords.h) and `file` holding where it is in words ("Datacenter building-a").
+// (diagnostictext.h) and `file` holding where it is in words ("Datacenter building-a").
 std::vector<core::Diagnostic> checkCandidate(const core::Scenario& scenario);
 // The same wording for diagnostics already found in `scenario`.
 std::vector<core::Diagnostic> inUserWords(std::vector<core::Diagnostic> diagnostics,

@@ -1,7 +1,8 @@
 #include "topology/topologydatacenteritem.h"
 
-#include "common/stagecolors.h"
-#include "common/topologyformat.h"
+#include "common/colors.h"
+#include "common/format.h"
+#include "common/scenariotext.h"
 #include "topology/topologyscene.h"
 
 #include <QFontMetricsF>
@@ -69,7 +70,7 @@ void TopologyDatacenterItem::syncFromData()
     setToolTip(dc ? QStringLiteral("%1\n%2, %3\n%4")
                         .arg(QString::fromStdString(dc->name),
                              QString::fromStdString(dc->accelerator),
-                             formatGpus(core::gpusInDatacenter(*dc)), formatFabric(dc->fabric))
+                             formatGpus(core::gpusInDatacenter(*dc)), fabricShort(dc->fabric))
                   : QString());
     update();
 }
@@ -140,7 +141,7 @@ void TopologyDatacenterItem::paint(QPainter* painter, const QStyleOptionGraphics
     painter->drawText(
         QRectF(text.left(), y, text.width(), bodyMetrics.height()),
         Qt::AlignLeft | Qt::AlignVCenter,
-        bodyMetrics.elidedText(formatFabric(dc->fabric), Qt::ElideRight, text.width()));
+        bodyMetrics.elidedText(fabricShort(dc->fabric), Qt::ElideRight, text.width()));
 
     if (placementHeight() > 0)
         paintPlacement(painter, QRectF(12, kHeaderHeight, m_size.width() - 24, kPlacementHeight));

@@ -1,6 +1,9 @@
 #include "topology/topologylinkitem.h"
 
-#include "common/topologyformat.h"
+#include "common/colors.h"
+#include "common/format.h"
+#include "common/scenariotext.h"
+#include "model/dcilink.h"
 #include "topology/topologydatacenteritem.h"
 #include "topology/topologyscene.h"
 
@@ -53,14 +56,14 @@ QStringList TopologyLinkItem::labelLines() const
     const core::DciLink* link = topologyScene()->link(m_id);
     if (!link)
         return {};
-    QString second = formatDistance(link->distanceKm);
+    QString second = formatKm(link->distanceKm);
     if (link->transport == core::DciTransport::LossyIp)
         second += QStringLiteral(" · lossy IP");
     if (const LinkBundle* bundle = topologyScene()->linkBundle(m_id))
         return {QStringLiteral("%1 links = %2")
-                    .arg(formatCount(bundle->count), formatBandwidth(bundle->totalGbps)),
+                    .arg(formatCount(bundle->count), formatGbps(bundle->totalGbps)),
                 second};
-    return {formatLinkCapacity(*link), second};
+    return {linkCapacity(*link), second};
 }
 
 void TopologyLinkItem::syncFromData(qreal offset)
@@ -169,7 +172,7 @@ void TopologyLinkItem::paint(QPainter* painter, const QStyleOptionGraphicsItem* 
     const bool selected = option->state & QStyle::State_Selected;
     const bool hovered = option->state & QStyle::State_MouseOver;
     const LinkBundle* bundle = s->linkBundle(m_id);
-    const double gbps = bundle ? bundle->totalGbps : linkCapacityGbps(*link);
+    const double gbps = bundle ? bundle->totalGbps : core::dciCapacityGbps(*link);
     const QColor colour = linkCapacityColor(gbps);
     const qreal width = linkCapacityWidth(gbps);
 

@@ -1,6 +1,8 @@
 #include "topology/topologypoditem.h"
 
-#include "common/topologyformat.h"
+#include "common/colors.h"
+#include "common/format.h"
+#include "common/scenariotext.h"
 #include "topology/topologydatacenteritem.h"
 #include "topology/topologyscene.h"
 
@@ -41,7 +43,7 @@ void TopologyPodItem::syncFromData()
     const core::Pod* pod = s ? s->pod(m_id) : nullptr;
     if (pod) {
         setToolTip(QStringLiteral("%1: %2\n%3 per pod, %4 in total")
-                       .arg(QString::fromStdString(pod->name), formatPodShape(*pod),
+                       .arg(QString::fromStdString(pod->name), podShape(*pod),
                             formatGpus(std::int64_t{pod->domainsPerPod} * pod->gpusPerDomain),
                             formatGpus(core::gpusInPod(*pod))));
     }
@@ -101,7 +103,7 @@ void TopologyPodItem::paint(QPainter* painter, const QStyleOptionGraphicsItem* o
     painter->setPen(pal.color(QPalette::PlaceholderText));
     painter->drawText(QRectF(text.left(), text.top() + lineHeight, text.width(), lineHeight),
                       Qt::AlignLeft | Qt::AlignVCenter,
-                      metrics.elidedText(formatPodShape(*pod), Qt::ElideRight, text.width()));
+                      metrics.elidedText(podShape(*pod), Qt::ElideRight, text.width()));
 }
 
 void TopologyPodItem::paintDomainGlyph(QPainter* painter, const QRectF& area,

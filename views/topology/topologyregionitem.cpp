@@ -1,6 +1,7 @@
 #include "topology/topologyregionitem.h"
 
-#include "common/topologyformat.h"
+#include "common/colors.h"
+#include "common/format.h"
 #include "topology/topologydatacenteritem.h"
 #include "topology/topologyscene.h"
 

@@ -4,7 +4,7 @@
 #include "io/scenarioio.h"
 
 #include "common/format.h"
-#include "propertyeditor/propertyeditorwords.h"
+#include "propertyeditor/diagnostictext.h"
 
 #include <QObject>
 #include <QStringList>
@@ -13,7 +13,7 @@ namespace archipelago::app {
 
 namespace {
 
-// In the user's words, as the property editor says it (views/propertyeditor/propertyeditorwords.h):
+// In the user's words, as the property editor says it (views/propertyeditor/diagnostictext.h):
 // the refusal of a canvas or menu edit reads like a field's ("Global batch: the global batch must
 // be a multiple of …"), not as the checker's JSON pointer and formula.
 QString describe(const core::Diagnostic& d, const core::Scenario& scenario)
