@@ -11,7 +11,9 @@
 #include "window/mainwindow.h"
 #include "window/prompts.h"
 
+#include <QDir>
 #include <QFile>
+#include <QFileInfo>
 #include <QStandardPaths>
 #include <QTemporaryDir>
 #include <QTest>
@@ -64,6 +66,7 @@ private slots:
     void laterKeepsDiscardDeletes();
     void liveWindowOwnsItsCopy();
     void crashCopyIsNotWrittenOver();
+    void plainStartOffersEveryDocument();
 
 private:
     QTemporaryDir m_dir;
@@ -183,6 +186,79 @@ void TestRecovery::crashCopyIsNotWrittenOver()
     QVERIFY(w->autosave()->saveNow());
     QVERIFY(w->autosave()->path() != copy);
     QCOMPARE(contents(copy), crashText);
+}
+
+// After kill -9, starting the app with no file named opened the default scenario without a word:
+// only untitled work was offered, and a file's copy only when that file was opened again.
+void TestRecovery::plainStartOffersEveryDocument()
+{
+    // Only this case's copies (the others leave theirs, as a crash would).
+    QVERIFY(QDir(QFileInfo(app::Autosave::pathFor({})).absolutePath()).removeRecursively());
+    QString fileCopy;
+    QString untitledCopy;
+    core::Scenario untitledWork;
+    {
+        auto crashed = editedWindow(m_path);
+        QVERIFY(crashed);
+        fileCopy = crashed->autosave()->path();
+    }
+    {
+        auto crashed = window(Choice::Later);
+        QVERIFY(crashed->newDocument());
+        QVERIFY(crashed->edits()->setPipelineParallel(
+            crashed->document()->scenario().parallelism.pp / 2));
+        QVERIFY(crashed->autosave()->saveNow());
+        untitledCopy = crashed->autosave()->path();
+        untitledWork = crashed->document()->scenario();
+    }
+    // The untitled work is the newer of the two.
+    for (const auto& [copy, ageS] : {std::pair{fileCopy, -120}, std::pair{untitledCopy, -60}}) {
+        QFile file(copy);
+        QVERIFY(file.open(QIODevice::ReadWrite));
+        QVERIFY(file.setFileTime(QDateTime::currentDateTime().addSecs(ageS),
+                                 QFileDevice::FileModificationTime));
+    }
+    const std::vector<QString> files = app::Autosave::recoverableFiles();
+    QCOMPARE(files.size(), std::size_t{2});
+    QCOMPARE(files[0], QString());
+    QCOMPARE(files[1], QFileInfo(m_path).absoluteFilePath());
+
+    // Not now: both are offered, newest first, and both copies stay.
+    app::SilentPrompts* silent = nullptr;
+    {
+        auto start = window(Choice::Later, &silent);
+        QVERIFY(start->newDocument());
+        QVERIFY(!start->offerRecoveryAtStart());
+        QCOMPARE(silent->recoverFiles,
+                 (QStringList{QString(), QFileInfo(m_path).absoluteFilePath()}));
+        QVERIFY(QFile::exists(fileCopy));
+        QVERIFY(QFile::exists(untitledCopy));
+    }
+    // Recover: the newest (the untitled work) comes back; the file's copy is offered again.
+    {
+        auto start = window(Choice::Recover, &silent);
+        QVERIFY(start->newDocument());
+        QVERIFY(start->offerRecoveryAtStart());
+        QCOMPARE(silent->recoverQuestions, 1);
+        QVERIFY(start->document()->isUntitled());
+        QVERIFY(start->document()->scenario() == untitledWork);
+        QVERIFY(start->document()->isModified());
+        start->autosave()->discard();
+    }
+    QCOMPARE(app::Autosave::recoverableFiles(),
+             std::vector<QString>{QFileInfo(m_path).absoluteFilePath()});
+    // Then the file's: it opens as that file, modified.
+    {
+        auto start = window(Choice::Recover, &silent);
+        QVERIFY(start->newDocument());
+        QVERIFY(start->offerRecoveryAtStart());
+        QCOMPARE(start->document()->fileName(), QFileInfo(m_path).absoluteFilePath());
+        QVERIFY(start->document()->isModified());
+        QVERIFY(!QFile::exists(fileCopy + QStringLiteral(".origin")) ||
+                start->autosave()->path() == fileCopy);
+        start->autosave()->discard();
+    }
+    QVERIFY(app::Autosave::recoverableFiles().empty());
 }
 
 QTEST_MAIN(TestRecovery)

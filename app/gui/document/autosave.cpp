@@ -9,6 +9,8 @@
 #include <QSaveFile>
 #include <QStandardPaths>
 
+#include <algorithm>
+
 namespace archipelago::app {
 
 namespace {
@@ -20,6 +22,17 @@ std::unique_ptr<QLockFile> lockFor(const QString& copy)
     auto lock = std::make_unique<QLockFile>(copy + QStringLiteral(".lock"));
     lock->setStaleLockTime(0);
     return lock;
+}
+
+QString originPath(const QString& copy)
+{
+    return copy + QStringLiteral(".origin");
+}
+
+QString autosaveFolder()
+{
+    return QStandardPaths::writableLocation(QStandardPaths::AppDataLocation) +
+           QStringLiteral("/autosave");
 }
 
 } // namespace
@@ -44,8 +57,7 @@ void Autosave::setInterval(int milliseconds)
 
 QString Autosave::pathFor(const QString& fileName, int index)
 {
-    const QString folder = QStandardPaths::writableLocation(QStandardPaths::AppDataLocation) +
-                           QStringLiteral("/autosave");
+    const QString folder = autosaveFolder();
     const QString key =
         fileName.isEmpty()
             ? QStringLiteral("untitled")
@@ -75,6 +87,36 @@ QString Autosave::recoverablePath(const QString& fileName)
     return {};
 }
 
+std::vector<QString> Autosave::recoverableFiles()
+{
+    const QFileInfoList copies =
+        QDir(autosaveFolder())
+            .entryInfoList({QStringLiteral("*.json")}, QDir::Files, QDir::Time); // newest first
+    std::vector<QString> files;
+    for (const QFileInfo& copy : copies) {
+        QFile note(originPath(copy.filePath()));
+        QString fileName;
+        if (note.open(QIODevice::ReadOnly))
+            fileName = QString::fromUtf8(note.read(4096)).trimmed();
+        else if (!copy.fileName().startsWith(QStringLiteral("untitled")))
+            continue; // a copy from before origin notes: offered when its file is opened
+        if (std::find(files.begin(), files.end(), fileName) != files.end())
+            continue;
+        // The copy must be the one recoverablePath finds for that document (newer than the
+        // file, owned by no live window).
+        if (recoverablePath(fileName).isEmpty())
+            continue;
+        files.push_back(fileName);
+    }
+    return files;
+}
+
+void Autosave::removeCopy(const QString& copy)
+{
+    QFile::remove(copy);
+    QFile::remove(originPath(copy));
+}
+
 void Autosave::claim()
 {
     m_lock.reset();
@@ -101,6 +143,13 @@ bool Autosave::saveNow()
     if (!m_document->isModified() || m_path.isEmpty())
         return false;
     QDir().mkpath(QFileInfo(m_path).absolutePath());
+    // The origin note first: a copy is never without the name of its file.
+    const QString fileName =
+        m_document->isUntitled() ? QString() : QFileInfo(m_document->fileName()).absoluteFilePath();
+    QSaveFile note(originPath(m_path));
+    const QByteArray origin = fileName.toUtf8();
+    if (!note.open(QIODevice::WriteOnly) || note.write(origin) != origin.size() || !note.commit())
+        return false;
     const std::string text = m_document->serialized();
     QSaveFile file(m_path);
     return file.open(QIODevice::WriteOnly) &&
@@ -112,7 +161,7 @@ bool Autosave::saveNow()
 void Autosave::discard()
 {
     if (!m_path.isEmpty())
-        QFile::remove(m_path);
+        removeCopy(m_path);
 }
 
 void Autosave::onFileNameChanged()

@@ -9,6 +9,9 @@
 // writes a copy of its own ("<key>-1.json", ...). A copy a crash left behind is never written
 // over by a later window either, and is removed only on the user's word (recovered, or
 // discarded in the prompt).
+//
+// Beside each copy, "<copy>.origin" names the file it belongs to (empty for untitled work), so
+// that a plain start, with no file named, can offer every document a crash left behind.
 #pragma once
 
 #include <QObject>
@@ -16,6 +19,7 @@
 #include <QTimer>
 
 #include <memory>
+#include <vector>
 
 class QLockFile;
 
@@ -42,6 +46,11 @@ public:
     // The first copy of `fileName` a crash left behind: newer than the file (or the file is
     // gone) and owned by no live window; or "".
     static QString recoverablePath(const QString& fileName);
+    // The documents a crash left a copy of: each file's absolute path, "" for untitled work,
+    // the newest copy first, each document once.
+    static std::vector<QString> recoverableFiles();
+    // Removes a copy and its origin note (the user's word: recovered, or discarded).
+    static void removeCopy(const QString& copy);
     // The copy this window writes (its lock held).
     QString path() const { return m_path; }
 

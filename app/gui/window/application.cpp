@@ -161,7 +161,7 @@ int runInteractive(QApplication& application, const Arguments& arguments)
     // A file that cannot be opened has been reported; the default scenario takes its place.
     if (arguments.scenario.isEmpty() || !window.openFile(arguments.scenario)) {
         window.newDocument();
-        window.offerUntitledRecovery();
+        window.offerRecoveryAtStart();
     }
     // The canvas fits the topology once the window has its final size.
     window.topologyCanvas()->fitWhenReady();

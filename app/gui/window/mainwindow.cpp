@@ -106,9 +106,20 @@ bool MainWindow::openPreset(const QString& path)
     return maybeSave() && load(path, Document::LoadMode::Template);
 }
 
-bool MainWindow::offerUntitledRecovery()
+bool MainWindow::offerRecoveryAtStart()
 {
-    return offerRecovery({});
+    const std::vector<QString> files = Autosave::recoverableFiles();
+    for (std::size_t i = 0; i < files.size(); ++i)
+        if (offerRecovery(files[i])) {
+            if (i + 1 < files.size())
+                statusBar()->showMessage(
+                    tr("%n more document(s) with autosaved changes: offered again at the next "
+                       "start, or when the file is opened",
+                       nullptr, static_cast<int>(files.size() - i - 1)),
+                    kStatusMessageMs);
+            return true;
+        }
+    return false;
 }
 
 bool MainWindow::offerRecovery(const QString& fileName)
@@ -118,11 +129,11 @@ bool MainWindow::offerRecovery(const QString& fileName)
     if (copy.isEmpty())
         return false;
     const QString name = fileName.isEmpty() ? tr("Untitled") : QFileInfo(fileName).fileName();
-    switch (m_prompts->askRecover(this, name, QFileInfo(copy).lastModified())) {
+    switch (m_prompts->askRecover(this, fileName, QFileInfo(copy).lastModified())) {
     case Prompts::RecoverChoice::Later:
         return false; // kept: asked again the next time
     case Prompts::RecoverChoice::Discard:
-        QFile::remove(copy); // the user's word
+        Autosave::removeCopy(copy); // the user's word
         return false;
     case Prompts::RecoverChoice::Recover:
         break;
@@ -135,7 +146,7 @@ bool MainWindow::offerRecovery(const QString& fileName)
     // The recovered changes now live in the document; its own copy holds them before the
     // crash's copy goes, so that a second crash loses nothing either.
     if (m_autosave->saveNow() && m_autosave->path() != copy)
-        QFile::remove(copy);
+        Autosave::removeCopy(copy);
     m_origin.clear();
     statusBar()->showMessage(tr("Recovered the autosaved changes of %1").arg(name),
                              kStatusMessageMs);

@@ -99,8 +99,10 @@ public:
     bool openPreset(const QString& path); // an untitled copy of the preset
     bool save();
     bool saveAs();
-    // Offers the autosaved copy of an untitled document left by a crash (at start-up).
-    bool offerUntitledRecovery();
+    // At a start with no file named: offers, one after the other, every document a crash left
+    // a copy of (files and untitled work, newest first) until one is recovered into this
+    // window; the others are kept and offered again. Returns whether one was recovered.
+    bool offerRecoveryAtStart();
     // Pins the current design point (name "Pin N", next colour).
     void pinCurrent();
     // File > Export Report…: the review report of the current design point, its pins and the

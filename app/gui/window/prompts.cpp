@@ -60,17 +60,27 @@ void Prompts::showError(QWidget* parent, const QString& title, const QString& me
     QMessageBox::critical(parent, title, message);
 }
 
-Prompts::RecoverChoice Prompts::askRecover(QWidget* parent, const QString& documentName,
+Prompts::RecoverChoice Prompts::askRecover(QWidget* parent, const QString& fileName,
                                            const QDateTime& when)
 {
-    QMessageBox box(QMessageBox::Question, QObject::tr("Recover Unsaved Changes"),
-                    QObject::tr("Archipelago did not close normally. An autosaved copy of “%1” "
-                                "from %2 is newer than the file.")
-                        .arg(documentName, QLocale().toString(when, QLocale::ShortFormat)),
+    const QString time = QLocale().toString(when, QLocale::ShortFormat);
+    const QString text =
+        fileName.isEmpty()
+            ? QObject::tr("Archipelago did not close normally. Untitled work, never saved to a "
+                          "file, was autosaved at %1.")
+                  .arg(time)
+            : QObject::tr("Archipelago did not close normally. An autosaved copy of “%1” from "
+                          "%2 is newer than the file.\n\n%3")
+                  .arg(QFileInfo(fileName).fileName(), time, QDir::toNativeSeparators(fileName));
+    QMessageBox box(QMessageBox::Question, QObject::tr("Recover Unsaved Changes"), text,
                     QMessageBox::NoButton, parent);
     box.setInformativeText(
-        QObject::tr("Recover the autosaved changes? “Not Now” keeps the copy and asks again "
-                    "the next time the file is opened; “Discard Copy” deletes it."));
+        fileName.isEmpty()
+            ? QObject::tr("Recover it? “Not Now” keeps the copy and asks again at the next "
+                          "start; “Discard Copy” deletes it.")
+            : QObject::tr("Recover the autosaved changes? “Not Now” keeps the copy and asks "
+                          "again at the next start or when the file is opened; “Discard Copy” "
+                          "deletes it."));
     QPushButton* recover = box.addButton(QObject::tr("Recover"), QMessageBox::AcceptRole);
     QPushButton* later = box.addButton(QObject::tr("Not Now"), QMessageBox::RejectRole);
     QPushButton* discard = box.addButton(QObject::tr("Discard Copy"), QMessageBox::DestructiveRole);

@@ -40,7 +40,8 @@ public:
         Later,
         Discard
     };
-    virtual RecoverChoice askRecover(QWidget* parent, const QString& documentName,
+    // `fileName` is the document's file ("" for untitled work); `when`, the copy's time.
+    virtual RecoverChoice askRecover(QWidget* parent, const QString& fileName,
                                      const QDateTime& when);
     // An edit (`edit`, its undo text) only stays valid if the workload's global batch changes
     // (`question` says from what to what, and why): change it as part of the edit? No: the
@@ -60,9 +61,10 @@ public:
     void showLoadErrors(QWidget*, const QString& path,
                         const std::vector<core::Diagnostic>& errors) override;
     void showError(QWidget*, const QString& title, const QString& message) override;
-    RecoverChoice askRecover(QWidget*, const QString&, const QDateTime&) override
+    RecoverChoice askRecover(QWidget*, const QString& fileName, const QDateTime&) override
     {
         ++recoverQuestions;
+        recoverFiles.append(fileName);
         return recover;
     }
 
@@ -72,6 +74,7 @@ public:
     // The answer to "recover the autosaved copy?": not asked, nothing is deleted.
     RecoverChoice recover = RecoverChoice::Later;
     int recoverQuestions = 0;
+    QStringList recoverFiles; // the documents asked about, in order ("" for untitled work)
     bool askChangeGlobalBatch(QWidget*, const QString&, const QString& question) override
     {
         batchQuestions.append(question);
