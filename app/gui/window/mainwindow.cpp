@@ -14,8 +14,10 @@
 #include <QDragEnterEvent>
 #include <QDropEvent>
 #include <QFileInfo>
+#include <QGuiApplication>
 #include <QMimeData>
 #include <QRegularExpression>
+#include <QScreen>
 #include <QSettings>
 #include <QStandardPaths>
 #include <QStatusBar>
@@ -270,9 +272,15 @@ void MainWindow::dropEvent(QDropEvent* event)
 void MainWindow::restoreLayout()
 {
     const QSettings settings;
-    if (!restoreGeometry(settings.value(QStringLiteral("mainWindow/geometry")).toByteArray()))
-        resize(1600, 1000);
-    restoreState(settings.value(QStringLiteral("mainWindow/state")).toByteArray());
+    if (!restoreGeometry(settings.value(QStringLiteral("mainWindow/geometry")).toByteArray())) {
+        // 1600 x 1000, or the screen's available area when it is smaller (a 1280 x 800 laptop).
+        QSize size(1600, 1000);
+        if (const QScreen* screen = QGuiApplication::primaryScreen())
+            size = size.boundedTo(screen->availableGeometry().size());
+        resize(size);
+    }
+    if (restoreState(settings.value(QStringLiteral("mainWindow/state")).toByteArray()))
+        m_docksSized = true; // the user's own proportions
 }
 
 void MainWindow::pinCurrent()

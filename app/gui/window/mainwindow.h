@@ -114,10 +114,16 @@ public:
 
 protected:
     void closeEvent(QCloseEvent* event) override;
+    // The first time the window is shown at its size: the docks in the default proportions
+    // for that width (sizeDocks), unless a saved layout was restored.
+    void showEvent(QShowEvent* event) override;
     void dragEnterEvent(QDragEnterEvent* event) override;
     void dropEvent(QDropEvent* event) override;
 
 private:
+    // The default dock proportions (designed at 1600 x 1000), scaled to the window's width.
+    void sizeDocks();
+    bool m_docksSized = false; // by sizeDocks or a restored layout
     // mainwindowviews.cpp
     void createViews();
     QDockWidget* addDock(QWidget* widget, const QString& title, const QString& name,

@@ -25,6 +25,10 @@
 #include <QTabWidget>
 #include <QUndoView>
 
+#include <algorithm>
+#include <cmath>
+#include <utility>
+
 namespace archipelago::app {
 
 namespace {
@@ -35,7 +39,48 @@ const QColor kCurrentColor(0x1f, 0x77, 0xb4);
 
 using ItemKind = views::ScenarioItem::Kind;
 
+// A wide panel in a dock that may be narrower than the panel can be drawn (a 1280-pixel screen):
+// it scrolls sideways rather than widening the window past the screen.
+QScrollArea* scrollWhenNarrow(QWidget* panel, QWidget* parent)
+{
+    auto* scroll = new QScrollArea(parent);
+    scroll->setWidget(panel);
+    scroll->setWidgetResizable(true);
+    scroll->setFrameShape(QFrame::NoFrame);
+    return scroll;
+}
+
 } // namespace
+
+void MainWindow::sizeDocks()
+{
+    auto dock = [this](const char* name) {
+        return findChild<QDockWidget*>(QLatin1String(name), Qt::FindDirectChildrenOnly);
+    };
+    QDockWidget* tree = dock("ScenarioDock");
+    QDockWidget* summary = dock("EvaluationDock");
+    QDockWidget* plots = dock("PlotsDock");
+    QDockWidget* comparison = dock("ComparisonDock");
+    if (!tree || !summary || !plots || !comparison || !m_propertiesDock)
+        return;
+    // Proportions for 1600 x 1000, scaled to the window: the plots get the bottom 40 %, the
+    // canvas the middle, the comparison wide enough for the current point and two pins (it
+    // scrolls for more).
+    const double x = std::max(width(), 800) / 1600.0;
+    const double y = std::max(height(), 600) / 1000.0;
+    auto px = [](double v) { return static_cast<int>(std::lround(v)); };
+    resizeDocks({tree, m_propertiesDock}, {px(385 * x), px(370 * x)}, Qt::Horizontal);
+    resizeDocks({tree, summary}, {px(250 * y), px(350 * y)}, Qt::Vertical);
+    resizeDocks({plots}, {px(390 * y)}, Qt::Vertical);
+    resizeDocks({plots, comparison}, {px(1120 * x), px(480 * x)}, Qt::Horizontal);
+}
+
+void MainWindow::showEvent(QShowEvent* event)
+{
+    QMainWindow::showEvent(event);
+    if (!std::exchange(m_docksSized, true))
+        sizeDocks();
+}
 
 QDockWidget* MainWindow::addDock(QWidget* widget, const QString& title, const QString& name,
                                  Qt::DockWidgetArea area)
@@ -98,8 +143,8 @@ void MainWindow::createViews()
                                        QStringLiteral("UndoHistoryDock"), Qt::RightDockWidgetArea);
     tabifyDockWidget(m_propertiesDock, historyDock);
     m_propertiesDock->raise();
-    QDockWidget* plotsDock =
-        addDock(m_plots, tr("Plots"), QStringLiteral("PlotsDock"), Qt::BottomDockWidgetArea);
+    QDockWidget* plotsDock = addDock(scrollWhenNarrow(m_plots, this), tr("Plots"),
+                                     QStringLiteral("PlotsDock"), Qt::BottomDockWidgetArea);
     QDockWidget* comparisonDock = addDock(
         m_comparison, tr("Comparison"), QStringLiteral("ComparisonDock"), Qt::BottomDockWidgetArea);
     splitDockWidget(plotsDock, comparisonDock, Qt::Horizontal);
@@ -113,17 +158,12 @@ void MainWindow::createViews()
     // The design-space search: a tab beside the plots (Ctrl+4 raises it).
     m_explore = new ExplorePanel(m_document, m_edits, this);
     m_explore->setObjectName(QStringLiteral("ExplorePanel"));
-    m_exploreDock =
-        addDock(m_explore, tr("Explore"), QStringLiteral("ExploreDock"), Qt::BottomDockWidgetArea);
+    m_exploreDock = addDock(scrollWhenNarrow(m_explore, this), tr("Explore"),
+                            QStringLiteral("ExploreDock"), Qt::BottomDockWidgetArea);
     tabifyDockWidget(plotsDock, m_exploreDock);
     plotsDock->raise();
 
-    // Proportions for 1600 x 1000: the plots get the bottom 40 %, the canvas the middle.
-    resizeDocks({treeDock, m_propertiesDock}, {385, 370}, Qt::Horizontal);
-    resizeDocks({treeDock, summaryDock}, {250, 350}, Qt::Vertical);
-    resizeDocks({plotsDock}, {390}, Qt::Vertical);
-    // The comparison wide enough for the current point and three pins side by side.
-    resizeDocks({plotsDock, comparisonDock}, {980, 620}, Qt::Horizontal);
+    sizeDocks();
 
     wireCanvas();
     wireEditors();
