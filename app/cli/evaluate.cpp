@@ -61,7 +61,7 @@ void printTable(const std::string& file, const core::Evaluation& ev, std::ostrea
     row("MFU", num("%.1f %%", 100.0 * ev.mfu));
     row("HFU", num("%.1f %%", 100.0 * ev.hfu));
     row("tokens/s", num("%.4g", ev.tokensPerS));
-    row("memory peak", num("%.1f GiB", ev.memoryPeakGib) + num(" of %.0f GiB", ev.hbmGib) +
+    row("memory peak", num("%.1f GiB", ev.memoryPeakGib) + num(" of %.4g GiB", ev.hbmGib) +
                            (ev.fitsInMemory ? "" : "  OUT OF MEMORY"));
     row("time to train", num("%.3g days", ev.timeToTrainS / 86400.0));
     row("GPU-hours to train", num("%.4g", ev.gpuHoursToTrain));

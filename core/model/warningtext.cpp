@@ -155,7 +155,7 @@ constexpr std::array kTemplates{
              "micro-batch; its DCI transfers lengthen the pipeline by {exposed_ms:.1f} ms per "
              "iteration (all DCI boundaries together: {all_exposed_ms:.1f} ms)"},
     Template{WarningCode::OutOfMemory, WarningForm::Default,
-             "out of memory on stage {stage}: {total_gib:.1f} GiB > {hbm_gib:.0f} GiB HBM "
+             "out of memory on stage {stage}: {total_gib:.1f} GiB > {hbm_gib:g} GiB HBM "
              "(weights {weights_gib:.1f}, gradients {gradients_gib:.1f}, optimizer "
              "{optimizer_gib:.1f} GiB, activations {activations_gib:.1f} GiB for "
              "{in_flight:.1f} micro-batches in flight)"},
