@@ -1,5 +1,8 @@
 #include "model/scenariotemplates.h"
 
+#include <algorithm>
+#include <string>
+
 namespace archipelago::core {
 
 Scenario minimalScenario()
@@ -35,6 +38,18 @@ Scenario minimalScenario()
 
     s.placement.shards.push_back({8, {0}});
     return s;
+}
+
+Region newRegion(const Topology& topology)
+{
+    Region region;
+    region.id = nextRegionId(topology);
+    for (std::size_t n = topology.regions.size() + 1;; ++n) {
+        region.name = "region-" + std::to_string(n);
+        if (std::none_of(topology.regions.begin(), topology.regions.end(),
+                         [&region](const Region& r) { return r.name == region.name; }))
+            return region;
+    }
 }
 
 } // namespace archipelago::core

@@ -5,6 +5,7 @@
 #include "propertyeditor/propertyeditordatacenter.h"
 #include "propertyeditor/propertyeditorlink.h"
 #include "propertyeditor/propertyeditorparallelism.h"
+#include "propertyeditor/propertyeditorregion.h"
 #include "propertyeditor/propertyeditorscenario.h"
 #include "propertyeditor/propertyeditorschedule.h"
 #include "propertyeditor/propertyeditorvalidation.h"
@@ -22,8 +23,8 @@ PropertyEditor::PropertyEditor(QWidget* parent)
     : QWidget(parent)
     , m_stack(new QStackedWidget(this))
 {
-    auto* hint = new QLabel(tr("Select the workload, the parallelism, the schedule, datacenters, "
-                               "pods or DCI links to edit their properties."));
+    auto* hint = new QLabel(tr("Select the workload, the parallelism, the schedule, a region, "
+                               "datacenters, pods or DCI links to edit their properties."));
     hint->setWordWrap(true);
     hint->setAlignment(Qt::AlignCenter);
     hint->setContentsMargins(12, 12, 12, 12);
@@ -35,10 +36,11 @@ PropertyEditor::PropertyEditor(QWidget* parent)
     m_schedule = new ScheduleEditor(this);
     m_datacenter = new DatacenterEditor(this);
     m_link = new LinkEditor(this);
-    for (QWidget* page :
-         {m_hint, static_cast<QWidget*>(m_scenarioPage), static_cast<QWidget*>(m_workload),
-          static_cast<QWidget*>(m_parallelism), static_cast<QWidget*>(m_schedule),
-          static_cast<QWidget*>(m_datacenter), static_cast<QWidget*>(m_link)})
+    m_region = new RegionEditor(this);
+    for (QWidget* page : {m_hint, static_cast<QWidget*>(m_scenarioPage),
+                          static_cast<QWidget*>(m_workload), static_cast<QWidget*>(m_parallelism),
+                          static_cast<QWidget*>(m_schedule), static_cast<QWidget*>(m_datacenter),
+                          static_cast<QWidget*>(m_link), static_cast<QWidget*>(m_region)})
         m_stack->addWidget(page);
 
     auto* layout = new QVBoxLayout(this);
@@ -100,6 +102,12 @@ void PropertyEditor::reload()
         break;
     case Kind::Schedule:
         page = m_schedule;
+        break;
+    case Kind::Region:
+        for (core::Id id : m_ids)
+            if (core::findRegion(t, id) && ids.isEmpty())
+                ids << id;
+        page = ids.isEmpty() ? nullptr : m_region;
         break;
     case Kind::Datacenter:
         for (core::Id id : m_ids)

@@ -27,6 +27,7 @@ namespace archipelago::views {
 
 class DatacenterEditor;
 class LinkEditor;
+class RegionEditor;
 class ParallelismEditor;
 class ScenarioEditor;
 class ScheduleEditor;
@@ -49,8 +50,9 @@ class PropertyEditor : public QWidget, private EditSink
 
 public:
     // What is shown: Scenario its name and description; Workload; Parallelism, Placement and Shard
-    // the parallelism page; Schedule; Datacenter (ids: datacenters); Pod (ids: pods, shown with
-    // their datacenters); Link (ids: links); Links (all links). Anything else shows a hint.
+    // the parallelism page; Schedule; Region (ids: the region); Datacenter (ids: datacenters); Pod
+    // (ids: pods, shown with their datacenters); Link (ids: links); Links (all links). Anything
+    // else shows a hint.
     using Kind = ScenarioItem::Kind;
 
     explicit PropertyEditor(QWidget* parent = nullptr);
@@ -72,6 +74,7 @@ public:
     ScheduleEditor* scheduleEditor() const { return m_schedule; }
     DatacenterEditor* datacenterEditor() const { return m_datacenter; }
     LinkEditor* linkEditor() const { return m_link; }
+    RegionEditor* regionEditor() const { return m_region; }
 
 signals:
     // The one intent: an accepted edit, which the app applies as one undo step.
@@ -97,6 +100,7 @@ private:
     ScheduleEditor* m_schedule = nullptr;
     DatacenterEditor* m_datacenter = nullptr;
     LinkEditor* m_link = nullptr;
+    RegionEditor* m_region = nullptr;
 };
 
 } // namespace archipelago::views

@@ -3,6 +3,8 @@
 #include "common/format.h"
 #include "io/scenarioio.h"
 #include "model/scenariolimits.h"
+#include "model/scenariotemplates.h"
+#include "propertyeditor/propertyeditorregion.h"
 
 #include <QFormLayout>
 #include <QLabel>
@@ -17,6 +19,8 @@ QString qs(const std::string& s)
 {
     return QString::fromStdString(s);
 }
+
+const QString kNewRegion = QStringLiteral("new"); // the Region box's "New region" choice
 
 } // namespace
 
@@ -36,13 +40,28 @@ void DatacenterEditor::buildGeneral()
     m_name = new TextField;
     m_name->setMaxLength(core::kMaxNameChars); // what the reader takes back
     m_nameRow = addField(form, tr("Name"), m_name, tr("Name of the building (free text)."));
-    connect(m_name, &TextField::committed, this, [this](const QString& name) {
-        editDatacenters(m_nameRow, [&](core::Datacenter& dc) { dc.name = name.toStdString(); });
-    });
+    connect(m_name, &TextField::committed, this, &DatacenterEditor::rename);
     m_region = new ChoiceField;
-    m_regionRow = addField(form, tr("Region"), m_region, tr("The region the building is in."));
+    m_regionRow = addField(form, tr("Region"), m_region,
+                           tr("The region the building is in; \"New region\" moves the selected "
+                              "datacenters into a region of their own."));
     connect(m_region, &ChoiceField::committed, this, [this](const QString& id) {
-        editDatacenters(m_regionRow, [&](core::Datacenter& dc) { dc.regionId = id.toInt(); });
+        if (id != kNewRegion) {
+            editDatacenters(m_regionRow, [&](core::Datacenter& dc) { dc.regionId = id.toInt(); });
+            return;
+        }
+        // One step: the region added and the datacenters moved into it.
+        EditProposal proposal;
+        proposal.candidate = scenario();
+        core::Topology& t = proposal.candidate.topology;
+        const core::Region region = core::newRegion(t);
+        t.regions.push_back(region);
+        for (core::Datacenter& dc : t.datacenters)
+            if (m_dcIds.contains(dc.id))
+                dc.regionId = region.id;
+        proposal.fields = m_regionRow->pointers();
+        proposal.row = m_regionRow;
+        sink()->propose(proposal);
     });
     m_gpus = addNote(form, tr("GPUs"), tr("Derived: the sum over the pods."));
 
@@ -263,6 +282,23 @@ void DatacenterEditor::editDatacenters(FieldRow* row,
     sink()->propose(proposal);
 }
 
+void DatacenterEditor::rename(const QString& typed)
+{
+    QStringList taken;
+    for (const core::Datacenter& dc : scenario().topology.datacenters)
+        if (!m_dcIds.contains(dc.id))
+            taken << qs(dc.name);
+    QString refusal = nameRefusal(typed, taken, tr("datacenter"));
+    if (!refusal.isEmpty()) {
+        m_nameRow->refuse({refusal});
+        const auto dcs = selectedDatacenters();
+        m_name->load(commonValue(dcs, [](auto* dc) { return qs(dc->name); }));
+        return;
+    }
+    editDatacenters(m_nameRow,
+                    [&](core::Datacenter& dc) { dc.name = typed.trimmed().toStdString(); });
+}
+
 void DatacenterEditor::editPods(FieldRow* row, const std::function<void(core::Pod&)>& apply)
 {
     editDatacenters(row, [&](core::Datacenter& dc) {
@@ -299,6 +335,7 @@ void DatacenterEditor::loadCatalogChoices()
     std::vector<std::pair<QString, QString>> regions;
     for (const core::Region& r : scenario().topology.regions)
         regions.emplace_back(qs(r.name), QString::number(r.id));
+    regions.emplace_back(tr("New region"), kNewRegion);
     m_region->setChoices(regions);
 
     const auto dcs = selectedDatacenters();

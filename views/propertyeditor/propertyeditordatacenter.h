@@ -19,6 +19,9 @@ public:
     explicit DatacenterEditor(EditSink* sink, QWidget* parent = nullptr);
 
     // For tests and tools.
+    TextField* nameField() const { return m_name; }
+    FieldRow* nameRow() const { return m_nameRow; }
+    ChoiceField* regionField() const { return m_region; }
     ChoiceField* acceleratorField() const { return m_accelerator; }
     IntField* podCountField() const { return m_podCount; }
     DoubleField* storageWriteField() const { return m_storageWrite; }
@@ -34,6 +37,9 @@ private:
     void buildStorage();
     void buildSite();
     void buildPods();
+    // The name typed, refused when empty or taken by another datacenter (the field is off while
+    // several are selected).
+    void rename(const QString& typed);
     void editDatacenters(FieldRow* row, const std::function<void(core::Datacenter&)>& apply);
     void editPods(FieldRow* row, const std::function<void(core::Pod&)>& apply);
     void loadCatalogChoices();

@@ -52,7 +52,12 @@ void TopologyCanvas::createToolBar()
 
     QAction* add =
         m_toolBar->addAction(tr("+ Datacenter"), this, &TopologyCanvas::requestAddDatacenter);
-    add->setToolTip(tr("Add a datacenter to the right of the others"));
+    add->setToolTip(tr("Add a datacenter to the right of the others, in the region of the "
+                       "selected one: a copy of it"));
+    m_toolBar->addAction(tr("+ Region"), this, &TopologyCanvas::requestAddRegion)
+        ->setToolTip(tr("Add a region to the right of the others, holding a copy of the selected "
+                        "datacenter linked to its nearest one (rename the region, move "
+                        "datacenters into it and set the link's distance in Properties)"));
     m_addPod = m_toolBar->addAction(tr("+ Pod"), this, &TopologyCanvas::requestAddPod);
     m_addPod->setToolTip(tr("Add a pod to the selected datacenter"));
     m_connect = m_toolBar->addAction(tr("Connect"));
@@ -205,6 +210,12 @@ void TopologyCanvas::setConnectMode(bool on)
 void TopologyCanvas::requestAddDatacenter()
 {
     emit addDatacenterRequested(m_scene->suggestedDatacenterPosition());
+}
+
+void TopologyCanvas::requestAddRegion()
+{
+    // Beyond the gap between datacenters, room for the two regions' margins.
+    emit addRegionRequested(m_scene->suggestedDatacenterPosition() + QPointF(120.0, 0.0));
 }
 
 void TopologyCanvas::requestAddPod()

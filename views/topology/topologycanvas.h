@@ -1,6 +1,6 @@
-// The topology canvas: a toolbar (add datacenter, add pod, connect, delete, fit, zoom) over an
-// interactive view of the topology (ARCHITECTURE.md section 5). It shows a core::Topology and
-// emits intents; it never changes the topology itself. The app applies each intent as an undo
+// The topology canvas: a toolbar (add datacenter, add region, add pod, connect, delete, fit, zoom)
+// over an interactive view of the topology (ARCHITECTURE.md section 5). It shows a core::Topology
+// and emits intents; it never changes the topology itself. The app applies each intent as an undo
 // command and calls setTopology() with the result.
 //
 // Wiring (app side):
@@ -16,6 +16,7 @@
 //                                               removed datacenters are not listed again
 //   addDatacenterRequested(pos)                 AddDatacenter at pos (Datacenter::x, y is the
 //                                               box's top-left corner; boxes are 320 wide)
+//   addRegionRequested(pos)                     a new region holding a datacenter at pos
 //   addPodRequested(dc)                         AddPod to datacenter dc
 //   editRequested(kind, id)                     focus the property panel on that object
 //   selectionChanged(selection)                 drive the property panel
@@ -74,6 +75,7 @@ public slots:
     void zoomOut();
     void setConnectMode(bool on);
     void requestAddDatacenter();
+    void requestAddRegion();
     void requestAddPod();
     void requestRemoveSelected();
 
@@ -86,6 +88,7 @@ signals:
     void removeRequested(const QList<core::Id>& datacenters, const QList<core::Id>& links,
                          const QList<core::Id>& pods);
     void addDatacenterRequested(QPointF position);
+    void addRegionRequested(QPointF position);
     void addPodRequested(core::Id datacenter);
     void editRequested(archipelago::views::TopologyItemKind kind, core::Id id);
 

@@ -210,6 +210,15 @@ bool EditController::addDatacenter(QPointF position, core::Id templateId)
                  tr("Add Datacenter"), true);
 }
 
+bool EditController::addRegion(QPointF position, core::Id templateId)
+{
+    const core::Scenario next = TopologyEdits::withRegionAdded(m_document->scenario(), position.x(),
+                                                               position.y(), templateId);
+    return apply(next,
+                 tr("Add Region %1").arg(QString::fromStdString(next.topology.regions.back().name)),
+                 true);
+}
+
 bool EditController::addPod(core::Id datacenter)
 {
     return apply(TopologyEdits::withPodAdded(m_document->scenario(), datacenter), tr("Add Pod"),

@@ -60,6 +60,8 @@ public:
     // Canvas intents. Moves of one drag (same dragId) merge into one undo step.
     void moveDatacenters(const QList<core::Id>& ids, const QList<QPointF>& positions, int dragId);
     bool addDatacenter(QPointF position, core::Id templateId);
+    // A new region holding a copy of datacenter `templateId` (TopologyEdits::withRegionAdded).
+    bool addRegion(QPointF position, core::Id templateId);
     bool addPod(core::Id datacenter);
     bool connectDatacenters(core::Id a, core::Id b);
     bool remove(const QList<core::Id>& datacenters, const QList<core::Id>& links,

@@ -6,7 +6,7 @@
 #include <QStringList>
 
 #include <algorithm>
-
+#include <utility>
 #include <vector>
 
 namespace archipelago::app {
@@ -37,11 +37,22 @@ QString onOff(bool on)
 // ("dc-a↔dc-b", "building-a").
 struct Change
 {
+    Change(QString field_, QString value_, QString object_, bool followsOthers_ = false,
+           bool bare_ = false, QString pattern_ = {})
+        : field(std::move(field_))
+        , value(std::move(value_))
+        , object(std::move(object_))
+        , followsOthers(followsOthers_)
+        , bare(bare_)
+        , pattern(std::move(pattern_))
+    {}
+
     QString field;
     QString value;
     QString object;
     bool followsOthers = false; // a consequence of another change (placement, fitted batch)
     bool bare = false;          // "Set Model GPT-3 175B": the value names what was set
+    QString pattern;            // the whole phrase when alone: "Rename %1 to %2" (objects, value)
 };
 
 template <typename T> void add(std::vector<Change>& out, bool differs, const QString& field, T text)
@@ -202,13 +213,22 @@ void linkChanges(const core::Topology& t, const core::DciLink& a, const core::Dc
         out[i].object = linkName(t, b);
 }
 
-void datacenterChanges(const core::Datacenter& a, const core::Datacenter& b,
-                       std::vector<Change>& out)
+QString regionName(const core::Topology& t, core::Id id)
+{
+    const core::Region* region = core::findRegion(t, id);
+    return region ? qs(region->name) : QString::number(id);
+}
+
+void datacenterChanges(const core::Topology& t, const core::Datacenter& a,
+                       const core::Datacenter& b, std::vector<Change>& out)
 {
     const std::size_t before = out.size();
-    add(out, a.name != b.name, tr("Name"), [&] { return qs(b.name); });
+    if (a.name != b.name)
+        out.push_back({tr("Name"), qs(b.name), qs(a.name), false, false, tr("Rename %1 to %2")});
     add(out, a.accelerator != b.accelerator, tr("Accelerator"), [&] { return qs(b.accelerator); });
-    add(out, a.regionId != b.regionId, tr("Region"), [&] { return QString::number(b.regionId); });
+    if (a.regionId != b.regionId)
+        out.push_back(
+            {tr("Region"), regionName(t, b.regionId), {}, false, false, tr("Move %1 to %2")});
     const core::Fabric& fa = a.fabric;
     const core::Fabric& fb = b.fabric;
     add(out, fa.kind != fb.kind, tr("Fabric"),
@@ -239,7 +259,40 @@ void datacenterChanges(const core::Datacenter& a, const core::Datacenter& b,
     if (!(a == b) && out.size() == before)
         out.push_back({tr("Datacenter"), {}, {}});
     for (std::size_t i = before; i < out.size(); ++i)
-        out[i].object = qs(b.name);
+        if (out[i].object.isEmpty())
+            out[i].object = qs(b.name);
+}
+
+// A region added, deleted or renamed, with the datacenters that moved: "Add Region region-2",
+// "Move dc-3 to New Region region-2", "Delete Region region-b (dc-c to region-a)", "Rename
+// Region region-2 to B". Empty when the regions are as they were.
+QString regionEdit(const core::Topology& ta, const core::Topology& tb)
+{
+    if (ta.regions == tb.regions)
+        return {};
+    QStringList moved;
+    QString movedTo;
+    for (const core::Datacenter& dc : tb.datacenters)
+        if (const core::Datacenter* old = core::findDatacenter(ta, dc.id);
+            old && old->regionId != dc.regionId) {
+            moved << qs(dc.name);
+            movedTo = regionName(tb, dc.regionId);
+        }
+    for (const core::Region& region : tb.regions)
+        if (!core::findRegion(ta, region.id))
+            return moved.isEmpty() ? tr("Add Region %1").arg(qs(region.name))
+                                   : tr("Move %1 to New Region %2")
+                                         .arg(moved.join(QStringLiteral(", ")), qs(region.name));
+    for (const core::Region& region : ta.regions)
+        if (!core::findRegion(tb, region.id))
+            return moved.isEmpty()
+                       ? tr("Delete Region %1").arg(qs(region.name))
+                       : tr("Delete Region %1 (%2 to %3)")
+                             .arg(qs(region.name), moved.join(QStringLiteral(", ")), movedTo);
+    for (const core::Region& region : tb.regions)
+        if (const core::Region* old = core::findRegion(ta, region.id); old && *old != region)
+            return tr("Rename Region %1 to %2").arg(qs(old->name), qs(region.name));
+    return tr("Change Regions");
 }
 
 // "Set TP to 8"; "Set Accelerator of building-a, building-b to H100"; "Set TP to 4, PP to 2".
@@ -256,6 +309,8 @@ QString phrase(const std::vector<Change>& changes)
         for (const Change& c : changes)
             if (!c.object.isEmpty() && !objects.contains(c.object))
                 objects << c.object;
+        if (!first.pattern.isEmpty() && !objects.isEmpty())
+            return first.pattern.arg(objects.join(QStringLiteral(", ")), first.value);
         QString field = first.field;
         if (objects.size() == 1)
             field += QLatin1Char(' ') + objects.front();
@@ -309,9 +364,11 @@ QString describeEdit(const core::Scenario& before, const core::Scenario& after,
 
     const core::Topology& ta = before.topology;
     const core::Topology& tb = after.topology;
+    if (const QString regions = regionEdit(ta, tb); !regions.isEmpty())
+        return regions;
     for (const core::Datacenter& dc : tb.datacenters)
         if (const core::Datacenter* old = core::findDatacenter(ta, dc.id))
-            datacenterChanges(*old, dc, changes);
+            datacenterChanges(tb, *old, dc, changes);
     for (const core::DciLink& link : tb.links)
         if (const core::DciLink* old = core::findLink(ta, link.id))
             linkChanges(tb, *old, link, changes);

@@ -3,6 +3,7 @@
 #include "commands/datacentercommands.h"
 
 #include "io/scenarioio.h"
+#include "model/scenariotemplates.h"
 
 #include <algorithm>
 #include <cmath>
@@ -61,12 +62,29 @@ core::DciLink TopologyEdits::defaultLink(const core::Scenario& scenario, core::I
 core::Scenario TopologyEdits::withDatacenterAdded(const core::Scenario& scenario, double x,
                                                   double y, core::Id templateId)
 {
+    const core::Datacenter* source = datacenterOrFirst(scenario.topology, templateId);
+    return withCopyAdded(scenario, x, y, templateId, source ? source->regionId : 0);
+}
+
+core::Scenario TopologyEdits::withRegionAdded(const core::Scenario& scenario, double x, double y,
+                                              core::Id templateId)
+{
+    core::Scenario next = scenario;
+    const core::Region region = core::newRegion(next.topology);
+    next.topology.regions.push_back(region);
+    return withCopyAdded(next, x, y, templateId, region.id);
+}
+
+core::Scenario TopologyEdits::withCopyAdded(const core::Scenario& scenario, double x, double y,
+                                            core::Id templateId, core::Id regionId)
+{
     core::Scenario next = scenario;
     core::Topology& t = next.topology;
     const core::Datacenter* source = datacenterOrFirst(scenario.topology, templateId);
     core::Datacenter dc = source ? *source : core::Datacenter{};
     dc.id = core::nextDatacenterId(t);
     dc.name = uniqueName(t.datacenters, "dc-");
+    dc.regionId = regionId;
     dc.x = x;
     dc.y = y;
     core::Id podId = core::nextPodId(t);
@@ -75,9 +93,25 @@ core::Scenario TopologyEdits::withDatacenterAdded(const core::Scenario& scenario
     // The copy starts with a fabric whose switches hold its GPUs (no undersized-fabric
     // warning on a datacenter just added).
     dc.fabric = fabricHoldingGpus(dc, core::effectiveCatalog(scenario));
+    // Linked to its nearest neighbour on the canvas, in its own region when it has one there,
+    // so that the link is drawn to the card beside it, not through the cards in between.
+    const core::Datacenter* nearest = nullptr;
+    double nearestDistance = 0.0;
+    bool nearestSameRegion = false;
+    for (const core::Datacenter& other : scenario.topology.datacenters) {
+        const double distance = std::hypot(other.x - x, other.y - y);
+        const bool sameRegion = other.regionId == regionId;
+        if (!nearest || (sameRegion && !nearestSameRegion) ||
+            (sameRegion == nearestSameRegion && distance < nearestDistance)) {
+            nearest = &other;
+            nearestDistance = distance;
+            nearestSameRegion = sameRegion;
+        }
+    }
+    const core::Id neighbour = nearest ? nearest->id : core::Id{-1};
     t.datacenters.push_back(dc);
-    if (source)
-        t.links.push_back(defaultLink(next, source->id, dc.id));
+    if (neighbour >= 0)
+        t.links.push_back(defaultLink(next, neighbour, dc.id));
     return next;
 }
 

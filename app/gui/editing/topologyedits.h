@@ -13,10 +13,15 @@ namespace archipelago::app {
 class TopologyEdits
 {
 public:
-    // A copy of datacenter `templateId` (or the first) at (x, y) with fresh ids, connected to
-    // it by a default DCI link so that the datacenter graph stays connected.
+    // A copy of datacenter `templateId` (or the first) at (x, y) with fresh ids, in its region,
+    // connected by a default DCI link to its nearest datacenter on the canvas (in the same
+    // region when there is one) so that the datacenter graph stays connected.
     static core::Scenario withDatacenterAdded(const core::Scenario& scenario, double x, double y,
                                               core::Id templateId);
+    // A new region (core::newRegion) holding such a copy at (x, y), linked to the nearest
+    // datacenter of the other regions at the canvas distance read as kilometres.
+    static core::Scenario withRegionAdded(const core::Scenario& scenario, double x, double y,
+                                          core::Id templateId);
     // A copy of the datacenter's last pod.
     static core::Scenario withPodAdded(const core::Scenario& scenario, core::Id datacenter);
     // A DCI link between a and b with the default technology.
@@ -30,6 +35,10 @@ public:
     // region, otherwise the canvas distance read as kilometres, with ZR+ optics and a
     // long-haul line system where the metro reach is exceeded.
     static core::DciLink defaultLink(const core::Scenario& scenario, core::Id a, core::Id b);
+
+private:
+    static core::Scenario withCopyAdded(const core::Scenario& scenario, double x, double y,
+                                        core::Id templateId, core::Id regionId);
 };
 
 } // namespace archipelago::app

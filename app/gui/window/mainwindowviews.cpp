@@ -194,14 +194,19 @@ void MainWindow::wireCanvas()
         const QList<core::Id> selected = m_canvas->selection().datacenters;
         m_edits->addDatacenter(pos, selected.isEmpty() ? core::Id{-1} : selected.front());
     });
+    connect(m_canvas, &views::TopologyCanvas::addRegionRequested, this, [this](QPointF pos) {
+        const QList<core::Id> selected = m_canvas->selection().datacenters;
+        m_edits->addRegion(pos, selected.isEmpty() ? core::Id{-1} : selected.front());
+    });
     connect(m_canvas, &views::TopologyCanvas::addPodRequested, m_edits, &EditController::addPod);
     connect(m_canvas, &views::TopologyCanvas::selectionChanged, this,
             &MainWindow::onCanvasSelection);
     connect(m_canvas, &views::TopologyCanvas::editRequested, this,
             [this](views::TopologyItemKind kind, core::Id id) {
-                const ItemKind editorKind = kind == views::TopologyItemKind::Link ? ItemKind::Link
-                                            : kind == views::TopologyItemKind::Pod
-                                                ? ItemKind::Pod
+                const ItemKind editorKind = kind == views::TopologyItemKind::Link  ? ItemKind::Link
+                                            : kind == views::TopologyItemKind::Pod ? ItemKind::Pod
+                                            : kind == views::TopologyItemKind::Region
+                                                ? ItemKind::Region
                                                 : ItemKind::Datacenter;
                 m_editor->setSelection(editorKind, {id});
                 m_propertiesDock->show();
