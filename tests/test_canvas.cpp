@@ -2,6 +2,7 @@
 // tests: items per object (never per GPU), in-place updates by id, and the intents that mouse and
 // keyboard gestures emit. The views never change the scenario; the tests only listen.
 #include "canvasfixtures.h"
+#include "common/crossingchoices.h"
 #include "layout/layoutview.h"
 #include "layout/layoutviewgeometry.h"
 #include "model/placementpresets.h"
@@ -360,7 +361,7 @@ void TestCanvas::crossingComboEmitsPlacement()
     core::Scenario s = scenarioWith({2048, 2048}, 8, 4, 32);
     s.placement = core::dpAcrossDatacenters(s);
     view.setScenario(s);
-    QCOMPARE(views::boundaryCrossing(s), views::BoundaryCrossing::DataParallel);
+    QCOMPARE(views::currentCrossingChoice(s, views::crossingChoices(s)), 1); // DP crosses
     QCOMPARE(view.crossingCombo()->currentIndex(), 1);
     QSignalSpy placements(&view, &views::LayoutView::placementRequested);
     view.crossingCombo()->setCurrentIndex(0);

@@ -183,6 +183,88 @@ Placement dpAcrossDatacentersWithin(const Scenario& scenario,
     return placement;
 }
 
+Placement pipelinesPerGroup(const Scenario& scenario, const std::vector<int>& groupOfDatacenter)
+{
+    Placement placement = keepOrderAndSplit(scenario);
+    const std::vector<Datacenter>& dcs = scenario.topology.datacenters;
+    // Groups in the order their first datacenter comes, so shards follow the topology.
+    const auto groupOf = [&](std::size_t i) {
+        return i < groupOfDatacenter.size() ? std::int64_t{groupOfDatacenter[i]}
+                                            : std::int64_t{-1} - static_cast<std::int64_t>(i);
+    };
+    std::vector<std::int64_t> seen;
+    for (std::size_t i = 0; i < dcs.size(); ++i) {
+        const std::int64_t group = groupOf(i);
+        if (std::find(seen.begin(), seen.end(), group) != seen.end())
+            continue;
+        seen.push_back(group);
+        // The group alone: the other datacenters may take no GPU.
+        std::vector<std::int64_t> capacity(dcs.size(), 0);
+        for (std::size_t j = i; j < dcs.size(); ++j)
+            if (groupOf(j) == group)
+                capacity[j] = gpusInDatacenter(dcs[j]);
+        const Placement pipelines = ppAcrossDatacentersWithin(scenario, capacity, 0);
+        placement.shards.insert(placement.shards.end(), pipelines.shards.begin(),
+                                pipelines.shards.end());
+    }
+    return placement;
+}
+
+std::vector<int> groupsFromBoundaries(const Scenario& scenario,
+                                      const std::vector<ParallelDim>& crossing)
+{
+    const std::size_t count = scenario.topology.datacenters.size();
+    std::vector<int> groups(count, 0);
+    for (std::size_t i = 1; i < count; ++i) {
+        const bool joined = i - 1 < crossing.size() && crossing[i - 1] == ParallelDim::Pp;
+        groups[i] = groups[i - 1] + (joined ? 0 : 1);
+    }
+    return groups;
+}
+
+std::vector<int> groupsByRegion(const Scenario& scenario)
+{
+    const Topology& t = scenario.topology;
+    std::vector<int> groups;
+    for (const Datacenter& dc : t.datacenters) {
+        int group = -1;
+        for (std::size_t r = 0; r < t.regions.size(); ++r)
+            if (t.regions[r].id == dc.regionId)
+                group = static_cast<int>(r);
+        groups.push_back(group);
+    }
+    return groups;
+}
+
+std::vector<std::optional<ParallelDim>> boundaryDims(const Scenario& scenario)
+{
+    const std::vector<Datacenter>& dcs = scenario.topology.datacenters;
+    const std::vector<PlacementShard> shards = effectiveShards(scenario);
+    const auto holds = [](const PlacementShard& shard, Id dc) {
+        return std::find(shard.stageDatacenters.begin(), shard.stageDatacenters.end(), dc) !=
+                   shard.stageDatacenters.end() ||
+               std::find(shard.splitDatacenters.begin(), shard.splitDatacenters.end(), dc) !=
+                   shard.splitDatacenters.end();
+    };
+    std::vector<std::optional<ParallelDim>> dims;
+    for (std::size_t i = 0; i + 1 < dcs.size(); ++i) {
+        bool first = false, second = false, pipeline = false, split = false;
+        for (const PlacementShard& shard : shards) {
+            const bool a = holds(shard, dcs[i].id);
+            const bool b = holds(shard, dcs[i + 1].id);
+            first = first || a;
+            second = second || b;
+            if (a && b)
+                (shard.split() ? split : pipeline) = true;
+        }
+        if (split || !first || !second)
+            dims.emplace_back();
+        else
+            dims.emplace_back(pipeline ? ParallelDim::Pp : ParallelDim::Dp);
+    }
+    return dims;
+}
+
 Scenario withFittedGlobalBatch(Scenario s)
 {
     const std::int64_t perStep = std::int64_t{s.parallelism.microBatch} * dataParallel(s);

@@ -7,6 +7,7 @@
 #include "model/scenario.h"
 
 #include <cstdint>
+#include <optional>
 #include <vector>
 
 namespace archipelago::core {
@@ -40,6 +41,25 @@ Placement dpAcrossDatacenters(const Scenario& scenario);
 // The same with datacenter i holding at most capacityGpus[i] GPUs.
 Placement dpAcrossDatacentersWithin(const Scenario& scenario,
                                     const std::vector<std::int64_t>& capacityGpus);
+
+// Which dimension crosses each boundary, chosen per boundary. `groupOfDatacenter[i]` names the
+// group of datacenter i (topology order; missing entries are groups of their own). Each group
+// runs its own pipelines, their stages split over its datacenters in proportion to their GPUs
+// (ppAcrossDatacenters on the group alone): PP crosses the boundaries inside a group, DP the
+// boundaries between groups (one shard per group). One group is ppAcrossDatacenters; one group
+// per datacenter is dpAcrossDatacenters. A group too small for one replica is left out.
+Placement pipelinesPerGroup(const Scenario& scenario, const std::vector<int>& groupOfDatacenter);
+// The groups where boundary i (between datacenters i and i + 1 in topology order) is crossed by
+// crossing[i]: Pp joins the two datacenters' groups, anything else separates them.
+std::vector<int> groupsFromBoundaries(const Scenario& scenario,
+                                      const std::vector<ParallelDim>& crossing);
+// One group per region (datacenters whose region is not listed share one group).
+std::vector<int> groupsByRegion(const Scenario& scenario);
+
+// What crosses boundary i of the placement in effect (between datacenters i and i + 1): Pp when
+// one pipeline has stages in both, Dp when both hold stages but no pipeline spans the two, and
+// nothing when one of them holds no stage (or a split shard spans them).
+std::vector<std::optional<ParallelDim>> boundaryDims(const Scenario& scenario);
 
 // The global batch moved to the multiple of micro_batch * dp nearest to it (ties up, at least
 // one), so that a change of the data-parallel degree keeps the batch divisible (Megatron-LM

@@ -10,17 +10,10 @@
 #include <QToolButton>
 #include <QVBoxLayout>
 
+#include <algorithm>
 #include <set>
 
 namespace archipelago::views {
-
-namespace {
-enum CrossingItem
-{
-    PipelineItem = 0,
-    DataParallelItem = 1
-};
-} // namespace
 
 LayoutView::LayoutView(QWidget* parent)
     : QWidget(parent)
@@ -30,11 +23,11 @@ LayoutView::LayoutView(QWidget* parent)
     , m_summary(new QLabel(this))
 {
     auto* label = new QLabel(tr("Across datacenters:"), this);
-    m_crossing->addItem(tr("PP crosses — stages split over datacenters"));
-    m_crossing->addItem(tr("DP crosses — one pipeline per datacenter"));
-    m_crossing->setToolTip(tr("Which parallel dimension crosses the datacenter boundaries.\n"
+    m_crossing->setToolTip(tr("Which parallel dimension crosses each datacenter boundary.\n"
                               "PP: one pipeline, stages split in proportion to GPUs.\n"
-                              "DP: every datacenter runs whole pipelines; gradients cross."));
+                              "DP: every datacenter runs whole pipelines; gradients cross.\n"
+                              "By region, or per boundary: \"a ─PP─ b ─DP─ c\"."));
+    m_crossing->setSizeAdjustPolicy(QComboBox::AdjustToContents);
     label->setBuddy(m_crossing);
     m_evenSplit->setText(tr("Even split"));
     m_evenSplit->setToolTip(tr("Give every stage the same number of layers"));
@@ -101,8 +94,10 @@ LayoutGeometry LayoutView::layoutGeometry() const
 void LayoutView::onCrossingActivated(int index)
 {
     const core::Scenario& s = m_canvas->scenario();
+    if (index < 0 || index >= static_cast<int>(m_choices.size()))
+        return;
     const core::Placement placement =
-        index == PipelineItem ? core::ppAcrossDatacenters(s) : core::dpAcrossDatacenters(s);
+        core::pipelinesPerGroup(s, m_choices[static_cast<std::size_t>(index)].groups);
     updateHeader(); // shows the current state until the app applies the request
     if (placement != s.placement)
         emit placementRequested(placement);
@@ -111,26 +106,29 @@ void LayoutView::onCrossingActivated(int index)
 void LayoutView::updateHeader()
 {
     const core::Scenario& s = m_canvas->scenario();
-    const bool several = s.topology.datacenters.size() > 1;
-    m_crossing->setEnabled(several);
     m_evenSplit->setEnabled(evenSplit(s) != core::effectiveLayersPerStage(s));
     const QSignalBlocker blocker(m_crossing);
-    switch (boundaryCrossing(s)) {
-    case BoundaryCrossing::Pipeline:
-        m_crossing->setCurrentIndex(PipelineItem);
-        break;
-    case BoundaryCrossing::DataParallel:
-        m_crossing->setCurrentIndex(DataParallelItem);
-        break;
-    case BoundaryCrossing::SingleDatacenter:
-        m_crossing->setPlaceholderText(tr("nothing crosses — one datacenter"));
-        m_crossing->setCurrentIndex(-1);
-        break;
-    case BoundaryCrossing::Mixed:
-        m_crossing->setPlaceholderText(tr("custom — PP and DP cross"));
-        m_crossing->setCurrentIndex(-1);
-        break;
+    std::vector<CrossingChoice> choices = crossingChoices(s);
+    const bool relist = choices.size() != m_choices.size() ||
+                        !std::equal(choices.begin(), choices.end(), m_choices.begin(),
+                                    [](const CrossingChoice& a, const CrossingChoice& b) {
+                                        return a.label == b.label && a.groups == b.groups;
+                                    });
+    if (relist) {
+        m_choices = std::move(choices);
+        m_crossing->clear();
+        for (const CrossingChoice& choice : m_choices) {
+            m_crossing->addItem(choice.label);
+            m_crossing->setItemData(m_crossing->count() - 1, choice.toolTip, Qt::ToolTipRole);
+        }
     }
+    m_crossing->setEnabled(!m_choices.empty());
+    const int current = currentCrossingChoice(s, m_choices);
+    if (m_choices.empty())
+        m_crossing->setPlaceholderText(tr("nothing crosses — one datacenter"));
+    else if (current < 0)
+        m_crossing->setPlaceholderText(tr("custom — %1").arg(crossingChain(s)));
+    m_crossing->setCurrentIndex(current);
 
     const core::Parallelism& par = s.parallelism;
     QString dims = QStringLiteral("TP %1").arg(par.tp);

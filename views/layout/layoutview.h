@@ -10,10 +10,12 @@
 //                                      a stage band was dropped on another datacenter; `shard`
 //                                      indexes core::effectiveShards(scenario) (0 is the implicit
 //                                      shard when the placement has none)
-//   placementRequested(placement)      "which dimension crosses the datacenter boundary" was
-//                                      chosen: core::ppAcrossDatacenters / dpAcrossDatacenters
+//   placementRequested(placement)      "which dimension crosses each datacenter boundary" was
+//                                      chosen (common/crossingchoices.h: every boundary, by
+//                                      region, or per boundary): core::pipelinesPerGroup
 #pragma once
 
+#include "common/crossingchoices.h"
 #include "layout/layoutviewgeometry.h"
 
 #include "model/evaluation.h"
@@ -59,6 +61,7 @@ private:
 
     LayoutViewCanvas* m_canvas;
     QComboBox* m_crossing;
+    std::vector<CrossingChoice> m_choices; // what m_crossing lists
     QToolButton* m_evenSplit;
     QLabel* m_summary;
 };

@@ -189,23 +189,6 @@ LayoutGeometry computeLayoutGeometry(const core::Scenario& scenario,
     return g;
 }
 
-BoundaryCrossing boundaryCrossing(const core::Scenario& scenario)
-{
-    const std::vector<core::PlacementShard> shards = core::effectiveShards(scenario);
-    bool pipelineCrosses = false;
-    std::set<core::Id> used;
-    for (const core::PlacementShard& shard : shards) {
-        const std::set<core::Id> own(shard.stageDatacenters.begin(), shard.stageDatacenters.end());
-        pipelineCrosses = pipelineCrosses || own.size() > 1;
-        used.insert(own.begin(), own.end());
-    }
-    if (used.size() <= 1)
-        return BoundaryCrossing::SingleDatacenter;
-    if (shards.size() == 1)
-        return BoundaryCrossing::Pipeline;
-    return pipelineCrosses ? BoundaryCrossing::Mixed : BoundaryCrossing::DataParallel;
-}
-
 std::vector<int> evenSplit(const core::Scenario& scenario)
 {
     core::Scenario even = scenario;

@@ -82,15 +82,6 @@ struct LayoutGeometry
 LayoutGeometry computeLayoutGeometry(const core::Scenario& scenario,
                                      const std::vector<int>& layersPerStage, const QRectF& area);
 
-// What crosses the datacenter boundaries in a placement.
-enum class BoundaryCrossing
-{
-    SingleDatacenter,
-    Pipeline,
-    DataParallel,
-    Mixed
-};
-BoundaryCrossing boundaryCrossing(const core::Scenario& scenario);
 // Layers per stage when split evenly (the first stages take the remainder).
 std::vector<int> evenSplit(const core::Scenario& scenario);
 

@@ -4,6 +4,8 @@
 #include "propertyeditor/diagnostictext.h"
 #include "propertyeditor/propertyeditorplacement.h"
 
+#include "model/placementpresets.h"
+
 #include <QFormLayout>
 #include <QLabel>
 #include <QRegularExpression>
@@ -164,6 +166,19 @@ ParallelismEditor::ParallelismEditor(EditSink* sink, QWidget* parent)
                          tr("Whether the scheme applies: only where DP crosses a datacenter."));
 
     QFormLayout* placement = addSection(tr("Placement"));
+    m_crossing = new ChoiceField;
+    m_crossingRow = addField(placement, tr("Across datacenters"), m_crossing,
+                             tr("Which dimension crosses each datacenter boundary: PP (one "
+                                "pipeline, stages split in proportion to GPUs) or DP (whole "
+                                "pipelines on each side, gradients cross); by region, or per "
+                                "boundary as a chain \"a ─PP─ b ─DP─ c\". Re-makes the shards."));
+    m_crossingRow->setPointers({QStringLiteral("/placement/shards")});
+    connect(m_crossing, &ChoiceField::committed, this, [this](const QString& value) {
+        const std::size_t index = value.toUInt();
+        if (index < m_crossingChoices.size())
+            proposePlacement(core::pipelinesPerGroup(scenario(), m_crossingChoices[index].groups),
+                             m_crossingRow);
+    });
     m_rankOrder = new TextField;
     m_rankOrderRow = addField(placement, tr("Rank order (innermost first)"), m_rankOrder,
                               tr("Order of the parallel dimensions over consecutive ranks, "
@@ -341,6 +356,19 @@ void ParallelismEditor::loadValues()
     const std::int64_t m = dp > 0 ? core::microBatchesPerIteration(s) : 0;
     m_microBatches->setText(m > 0 ? formatCount(m) : QStringLiteral("—"));
 
+    m_crossingChoices = crossingChoices(s);
+    std::vector<std::pair<QString, QString>> crossings;
+    for (std::size_t i = 0; i < m_crossingChoices.size(); ++i)
+        crossings.emplace_back(m_crossingChoices[i].label, QString::number(i));
+    m_crossing->setChoices(crossings);
+    const int crossing = currentCrossingChoice(s, m_crossingChoices);
+    m_crossing->load(crossing >= 0 ? std::optional<QString>(QString::number(crossing))
+                                   : std::nullopt);
+    m_crossing->setEnabled(!m_crossingChoices.empty());
+    if (crossing < 0)
+        m_crossing->setPlaceholderText(m_crossingChoices.empty()
+                                           ? tr("nothing crosses — one datacenter")
+                                           : tr("custom — %1").arg(crossingChain(s)));
     QStringList order;
     for (core::ParallelDim dim : s.placement.rankOrder)
         order << QString::fromLatin1(core::toString(dim));

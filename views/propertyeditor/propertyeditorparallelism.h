@@ -4,6 +4,7 @@
 // degrees and the placement change as one edit.
 #pragma once
 
+#include "common/crossingchoices.h"
 #include "propertyeditor/propertyeditorpage.h"
 
 #include <vector>
@@ -64,6 +65,9 @@ private:
     ChoiceField* m_gradReduceDtype = nullptr;
     QLabel* m_dp = nullptr;
     QLabel* m_microBatches = nullptr;
+    ChoiceField* m_crossing = nullptr;
+    FieldRow* m_crossingRow = nullptr;
+    std::vector<CrossingChoice> m_crossingChoices; // what m_crossing lists, by index
     TextField* m_rankOrder = nullptr;
     FieldRow* m_rankOrderRow = nullptr;
     TextField* m_layersPerStage = nullptr;
