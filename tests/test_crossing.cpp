@@ -12,11 +12,13 @@
 #include "propertyeditor/propertyeditor.h"
 #include "propertyeditor/propertyeditorparallelism.h"
 #include "window/mainwindow.h"
+#include "window/noticebar.h"
 #include "window/prompts.h"
 
 #include <QComboBox>
 #include <QStandardPaths>
 #include <QTest>
+#include <QUndoStack>
 
 using namespace archipelago;
 
@@ -114,6 +116,100 @@ private slots:
         one.topology.datacenters.resize(1);
         one.topology.links.clear();
         QVERIFY(views::crossingChoices(one).empty());
+    }
+
+    void keepingTheBatchCutsReplicas()
+    {
+        core::Scenario s = load(kThreeRegions);
+        s.placement = core::dpAcrossDatacenters(s); // 256 replicas in each of 3 datacenters
+        QCOMPARE(core::dataParallel(s), std::int64_t{768});
+        QCOMPARE(core::largestDividingDataParallel(1024, 1, 768), std::int64_t{512});
+        QCOMPARE(core::largestDividingDataParallel(1024, 2, 768), std::int64_t{512});
+        QCOMPARE(core::largestDividingDataParallel(1020, 1, 255), std::int64_t{255});
+        QCOMPARE(core::largestDividingDataParallel(1023, 2, 255), std::int64_t{0});
+        s.placement = core::withDataParallelAtMost(s, 512);
+        QCOMPARE(core::dataParallel(s), std::int64_t{512});
+        QCOMPARE(s.placement.shards.size(), std::size_t{3});
+        for (const core::PlacementShard& shard : s.placement.shards)
+            QVERIFY(shard.dpReplicas == 171 || shard.dpReplicas == 170);
+        // Fewer replicas than shards: the smallest shares are dropped.
+        s.placement = core::withDataParallelAtMost(s, 2);
+        QCOMPARE(s.placement.shards.size(), std::size_t{2});
+        QCOMPARE(core::dataParallel(s), std::int64_t{2});
+    }
+
+    // The first-time user's refusal: three buildings of 8,192 GPUs, TP 8, PP 12, a global batch
+    // of 1,024 sequences, and "DP crosses" chosen: 3 x 85 = 255 replicas do not divide 1,024.
+    // The window offers the batch that divides and the batch kept with GPUs idle, and says what
+    // it did over the views; a PP change that flips the layout says so too.
+    void dpCrossesOffersTheBatchOrIdleGpus()
+    {
+        auto prompts = std::make_unique<app::SilentPrompts>();
+        app::SilentPrompts* silent = prompts.get();
+        app::MainWindow window(std::move(prompts));
+        window.evaluator()->setDelay(0);
+        QVERIFY(window.openPreset(kTwoBuildings));
+        app::Document* doc = window.document();
+        app::EditController* edits = window.edits();
+        QVERIFY(edits->addRegion(QPointF(1400, 0), -1));
+        QCOMPARE(core::totalGpus(doc->scenario().topology), std::int64_t{24576});
+
+        // PP 12 does not fit the layout it had (DP across leaves 8,192 mod 96 GPUs idle in each
+        // building): the placement is re-made the other way, and the window says so.
+        core::Parallelism par = doc->scenario().parallelism;
+        par.pp = 12;
+        par.virtualStages = 1;
+        QVERIFY(edits->setParallelism(par));
+        QCOMPARE(window.noticeBar()->kind(), app::NoticeBar::Kind::Adjusted);
+        QVERIFY2(window.noticeBar()->text().contains(QStringLiteral("placement re-made")),
+                 qPrintable(window.noticeBar()->text()));
+        core::Workload workload = doc->scenario().workload;
+        workload.globalBatch = 1024;
+        QVERIFY(edits->setWorkload(workload));
+        QCOMPARE(core::dataParallel(doc->scenario()), std::int64_t{256});
+        QVERIFY(window.noticeBar()->text().isEmpty()); // the next edit retired it
+
+        QComboBox* combo = window.layoutView()->crossingCombo();
+        const int dpItem =
+            combo->findText(QStringLiteral("DP crosses — one pipeline per datacenter"));
+        QVERIFY(dpItem >= 0);
+        const core::Scenario ppAcross = doc->scenario();
+
+        // Cancel: refused, and said over the views with the batch it would need.
+        silent->batchAnswer = app::BatchAnswer::Cancel;
+        const qsizetype asked = silent->batchOffers.size();
+        emit combo->activated(dpItem);
+        QCOMPARE(doc->scenario(), ppAcross);
+        QCOMPARE(silent->batchOffers.size(), asked + 1);
+        const app::BatchQuestion offer = silent->batchOffers.back();
+        QCOMPARE(offer.batchAfter, std::int64_t{1020});
+        QCOMPARE(offer.keepDataParallel, std::int64_t{128});
+        QCOMPARE(offer.keepIdleGpus, std::int64_t{24576 - 128 * 96});
+        QCOMPARE(window.noticeBar()->kind(), app::NoticeBar::Kind::Refused);
+        QVERIFY2(window.noticeBar()->text().contains(QStringLiteral("1,020")),
+                 qPrintable(window.noticeBar()->text()));
+
+        // Keep the batch: DP 128 over the three buildings, 12,288 GPUs idle, said so.
+        silent->batchAnswer = app::BatchAnswer::KeepBatch;
+        emit combo->activated(dpItem);
+        const core::Scenario& kept = doc->scenario();
+        QCOMPARE(kept.workload.globalBatch, 1024);
+        QCOMPARE(core::dataParallel(kept), std::int64_t{128});
+        QCOMPARE(kept.placement.shards.size(), std::size_t{3});
+        QCOMPARE(window.noticeBar()->kind(), app::NoticeBar::Kind::Adjusted);
+        QVERIFY2(window.noticeBar()->text().contains(QStringLiteral("12,288 of 24,576 GPUs idle")),
+                 qPrintable(window.noticeBar()->text()));
+        QCOMPARE(doc->undoStack()->undoText(),
+                 QStringLiteral(
+                     "Set Layout to building-a ─DP─ building-b ─DP─ dc-3, DP 128 (Batch Kept)"));
+        doc->undoStack()->undo();
+        QCOMPARE(doc->scenario(), ppAcross);
+
+        // Change the batch: DP 255 and 1,020 sequences.
+        silent->batchAnswer = app::BatchAnswer::ChangeBatch;
+        emit combo->activated(dpItem);
+        QCOMPARE(doc->scenario().workload.globalBatch, 1020);
+        QCOMPARE(core::dataParallel(doc->scenario()), std::int64_t{255});
     }
 
     // The question of the first-time user: region A of two buildings, region B one building far

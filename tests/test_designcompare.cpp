@@ -65,7 +65,7 @@ void TestDesignCompare::podEditAsksBeforeChangingTheBatch()
 {
     auto prompts = std::make_unique<app::SilentPrompts>();
     app::SilentPrompts* silent = prompts.get();
-    silent->changeGlobalBatch = false; // the user keeps the job
+    silent->batchAnswer = app::BatchAnswer::Cancel; // the user keeps the job
     app::MainWindow window(std::move(prompts));
     QVERIFY(window.openPreset(kOneBuilding));
     app::Document* doc = window.document();
@@ -89,7 +89,7 @@ void TestDesignCompare::podEditWithBatchChangeUndoesAsOneStep()
 {
     auto prompts = std::make_unique<app::SilentPrompts>();
     app::SilentPrompts* silent = prompts.get();
-    silent->changeGlobalBatch = true;
+    silent->batchAnswer = app::BatchAnswer::ChangeBatch;
     app::MainWindow window(std::move(prompts));
     QVERIFY(window.openPreset(kOneBuilding));
     app::Document* doc = window.document();

@@ -156,10 +156,11 @@ void TestPlacementRepair::repair_data()
     row("pp-across: building-b x3, same-shape preset", pp2, withGpus(pp2, 1, 24576),
         PlacementFallback::SameShape, {{1024, {0, 1, 1, 1}}});
     // 3:1 buildings at pp 2: a stage each is 1:1, so neither the rescale nor the PP preset
-    // fits; data parallel across them does.
+    // fits; data parallel across them does, and the notes say the layout changed.
     const core::Scenario uneven = scenario({12288, 4096}, 8, 4, {{512, {0, 0, 0, 1}}});
     row("pp-across: 3:1 buildings, pp 2, the other shape", uneven, withDegrees(uneven, 8, 2),
-        PlacementFallback::OtherShape, {{768, {0, 0}}, {256, {1, 1}}});
+        PlacementFallback::OtherShape, {{768, {0, 0}}, {256, {1, 1}}},
+        QStringLiteral("placement re-made with data parallelism across datacenters"));
 
     // A shard per building, every stage at home.
     const core::Scenario dp2 =

@@ -12,6 +12,7 @@
 #include "tables/scenariotree.h"
 #include "topology/topologycanvas.h"
 #include "window/mainwindow.h"
+#include "window/noticebar.h"
 #include "window/prompts.h"
 
 #include <QGraphicsItem>
@@ -235,6 +236,32 @@ private slots:
         typeInto(page->nameField(), QStringLiteral("B1"));
         QCOMPARE(core::findDatacenter(doc->scenario().topology, a)->name, std::string("B1"));
         QCOMPARE(doc->undoStack()->undoText(), QStringLiteral("Rename building-a to B1"));
+    }
+
+    void growingADatacenterGrowsItsFabric()
+    {
+        QVERIFY(m_window->newEmptyDocument());
+        app::Document* doc = m_window->document();
+        core::Datacenter dc = doc->scenario().topology.datacenters.front();
+        QCOMPARE(dc.fabric.tiers, 2);
+        // 4 pods of 256 8-GPU domains: 8,192 GPUs, more than a 2-tier radix-64 Clos holds.
+        dc.pods.front().count = 4;
+        dc.pods.front().domainsPerPod = 256;
+        QVERIFY(m_window->edits()->setDatacenters({dc}));
+        const core::Datacenter& grown = doc->scenario().topology.datacenters.front();
+        QCOMPARE(core::gpusInDatacenter(grown), std::int64_t{8192});
+        QCOMPARE(grown.fabric.tiers, 3);
+        QVERIFY2(m_window->noticeBar()->text().contains(QStringLiteral("fabric grown to 3 tiers")),
+                 qPrintable(m_window->noticeBar()->text()));
+        // One step: undo gives back the small datacenter and its fabric.
+        doc->undoStack()->undo();
+        QCOMPARE(doc->scenario().topology.datacenters.front().fabric.tiers, 2);
+
+        // A fabric the user sets in the same edit is theirs.
+        dc.fabric.tiers = 2;
+        dc.fabric.leafOversubscription = 2.0;
+        QVERIFY(m_window->edits()->setDatacenters({dc}));
+        QCOMPARE(doc->scenario().topology.datacenters.front().fabric.tiers, 2);
     }
 
     void doubleClickOnARegionOpensItsPage()

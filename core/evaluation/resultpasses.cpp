@@ -143,9 +143,13 @@ void networkCostPass(EvaluationContext& ctx)
     ctx.ev.networkPowerW = t.bomTotals().powerW;
     ctx.ev.runCost = runCost(ctx.s, ctx.catalog, ctx.ev.networkCapexUsd, ctx.ev.networkPowerW,
                              ctx.ev.timeToTrainS, ctx.ev.goodput.effectiveTimeToTrainS);
+    // The fabric's own warnings (an undersized fabric) came with the placement's layout
+    // already: each is listed once.
     if (ctx.options.warnings)
-        ctx.ev.warnings.insert(ctx.ev.warnings.end(), t.bomWarnings().begin(),
-                               t.bomWarnings().end());
+        for (const Warning& w : t.bomWarnings())
+            if (std::find(ctx.ev.warnings.begin(), ctx.ev.warnings.end(), w) ==
+                ctx.ev.warnings.end())
+                ctx.ev.warnings.push_back(w);
 }
 
 void warningsPass(EvaluationContext& ctx)

@@ -200,6 +200,16 @@ std::vector<Candidate> candidates(const Scenario& edited, const Scenario& before
     static constexpr const char* kDpAcross = "data parallelism across datacenters";
     const Candidate pp{ppAcrossDatacenters(base), PlacementFallback::SameShape, kPpAcross};
     const Candidate dp{dpAcrossDatacenters(base), PlacementFallback::SameShape, kDpAcross};
+    // A layout chosen per boundary (PP inside some groups of datacenters, DP between them)
+    // re-made as it was, before either uniform preset.
+    std::vector<int> groups = pipelineGroups(before);
+    int single = static_cast<int>(groups.size());
+    for (int& g : groups)
+        if (g < 0)
+            g = single++; // a datacenter that held no stage: a group of its own
+    if (groups.size() == base.topology.datacenters.size() && !groups.empty())
+        out.push_back({pipelinesPerGroup(base, groups), PlacementFallback::SameShape,
+                       "the same datacenters sharing each pipeline"});
     const bool ppFirst = crossesWithPipeline(before.placement);
     out.push_back(ppFirst ? pp : dp);
     out.push_back(ppFirst ? dp : pp);
@@ -271,6 +281,12 @@ PlacementRepair repaired(Scenario scenario, const Candidate& chosen, const Scena
                             " sequences to divide micro-batch " +
                             std::to_string(scenario.parallelism.microBatch) + " x DP " +
                             std::to_string(dataParallel(scenario)));
+    // The shape the user chose (which dimension crosses the boundaries) did not fit: say so,
+    // since the drawing of the stages may barely change.
+    if (chosen.fallback == PlacementFallback::OtherShape && chosen.remade)
+        out.notes.push_back(std::string("placement re-made with ") + chosen.remade +
+                            ": the layout it had does not fit the new degrees without idle "
+                            "GPUs or a batch that does not divide");
     // Also when the edit set the placement itself (a preset chosen in the layout view): a
     // split is easy to lose without noticing, since the drawing of the stages barely changes.
     noteDroppedSplits(before, scenario, chosen, out.notes);

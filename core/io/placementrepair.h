@@ -66,10 +66,14 @@ struct PlacementRepair
 //     (when all of them changed by the same ratio). This keeps a hand-made placement (several
 //     shards, uneven datacenters, a TP/CP split) instead of replacing it with a preset. A split
 //     whose k datacenters no longer divide the new TP (CP) is then dropped from its shard.
-//  3. SameShape: core::ppAcrossDatacenters when a shard of `before` crossed a datacenter
-//     boundary with its pipeline, else core::dpAcrossDatacenters (an implicit placement never
-//     crosses one): the user chose which dimension crosses the boundary, so keep that choice.
-//  4. OtherShape: the other preset, when the first leaves GPUs unused or does not divide.
+//  3. SameShape: `before`'s grouping re-made (core::pipelinesPerGroup over
+//     core::pipelineGroups: the same datacenters share each pipeline, so a layout chosen per
+//     boundary survives), then core::ppAcrossDatacenters when a shard of `before` crossed a
+//     datacenter boundary with its pipeline, else core::dpAcrossDatacenters (an implicit
+//     placement never crosses one): the user chose which dimension crosses each boundary, so
+//     keep that choice.
+//  4. OtherShape: the other preset, when the first leaves GPUs unused or does not divide;
+//     `notes` says the layout changed.
 //  5. Implicit: no shards, for a topology whose first datacenter can hold the job.
 //
 // A candidate that leaves GPUs idle is valid (checkScenario warns, spare-gpus) but is taken

@@ -236,6 +236,40 @@ std::vector<int> groupsByRegion(const Scenario& scenario)
     return groups;
 }
 
+std::vector<int> pipelineGroups(const Scenario& scenario)
+{
+    const std::vector<Datacenter>& dcs = scenario.topology.datacenters;
+    std::vector<int> groups(dcs.size(), -1);
+    const std::vector<PlacementShard> shards = effectiveShards(scenario);
+    for (std::size_t k = 0; k < shards.size(); ++k) {
+        if (shards[k].split())
+            return {};
+        const std::vector<Id>& stages = shards[k].stageDatacenters;
+        const auto holds = [&](std::size_t i) {
+            return std::find(stages.begin(), stages.end(), dcs[i].id) != stages.end();
+        };
+        // The shard joins its datacenters and every group one of them is already in.
+        std::vector<int> joined;
+        for (std::size_t i = 0; i < dcs.size(); ++i)
+            if (holds(i) && groups[i] >= 0)
+                joined.push_back(groups[i]);
+        for (std::size_t i = 0; i < dcs.size(); ++i)
+            if (holds(i) || std::find(joined.begin(), joined.end(), groups[i]) != joined.end())
+                groups[i] = static_cast<int>(k);
+    }
+    // Renumbered in topology order.
+    std::vector<int> seen;
+    for (int& g : groups) {
+        if (g < 0)
+            continue;
+        auto it = std::find(seen.begin(), seen.end(), g);
+        if (it == seen.end())
+            it = seen.insert(seen.end(), g);
+        g = static_cast<int>(it - seen.begin());
+    }
+    return groups;
+}
+
 std::vector<std::optional<ParallelDim>> boundaryDims(const Scenario& scenario)
 {
     const std::vector<Datacenter>& dcs = scenario.topology.datacenters;
@@ -263,6 +297,41 @@ std::vector<std::optional<ParallelDim>> boundaryDims(const Scenario& scenario)
             dims.emplace_back(pipeline ? ParallelDim::Pp : ParallelDim::Dp);
     }
     return dims;
+}
+
+Placement withDataParallelAtMost(const Scenario& scenario, std::int64_t dp)
+{
+    Placement placement = scenario.placement;
+    placement.shards = effectiveShards(scenario);
+    std::int64_t total = 0;
+    std::vector<std::int64_t> weights;
+    for (const PlacementShard& shard : placement.shards) {
+        weights.push_back(shard.dpReplicas);
+        total += shard.dpReplicas;
+    }
+    if (total <= dp || dp < 1 || dp > std::numeric_limits<int>::max())
+        return placement;
+    const std::vector<int> shares = apportion(static_cast<int>(dp), weights);
+    std::vector<PlacementShard> kept;
+    for (std::size_t i = 0; i < placement.shards.size(); ++i) {
+        if (shares[i] < 1)
+            continue;
+        kept.push_back(placement.shards[i]);
+        kept.back().dpReplicas = shares[i];
+    }
+    placement.shards = std::move(kept);
+    return placement;
+}
+
+std::int64_t largestDividingDataParallel(std::int64_t globalBatch, int microBatch, std::int64_t dp)
+{
+    if (microBatch < 1 || globalBatch < 1 || globalBatch % microBatch != 0)
+        return 0;
+    const std::int64_t microBatches = globalBatch / microBatch;
+    for (std::int64_t d = std::min(dp, microBatches); d >= 1; --d)
+        if (microBatches % d == 0)
+            return d;
+    return 0;
 }
 
 Scenario withFittedGlobalBatch(Scenario s)

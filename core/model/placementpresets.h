@@ -56,10 +56,24 @@ std::vector<int> groupsFromBoundaries(const Scenario& scenario,
 // One group per region (datacenters whose region is not listed share one group).
 std::vector<int> groupsByRegion(const Scenario& scenario);
 
+// The grouping pipelinesPerGroup would need to make the placement in effect: datacenters that
+// hold stages of one shard share a group (and so do the groups of shards that share a
+// datacenter); groups are numbered 0, 1, ... in topology order; a datacenter with no stage is
+// -1. Empty when a shard is split over datacenters (that is no grouping).
+std::vector<int> pipelineGroups(const Scenario& scenario);
+
 // What crosses boundary i of the placement in effect (between datacenters i and i + 1): Pp when
 // one pipeline has stages in both, Dp when both hold stages but no pipeline spans the two, and
 // nothing when one of them holds no stage (or a split shard spans them).
 std::vector<std::optional<ParallelDim>> boundaryDims(const Scenario& scenario);
+
+// The placement in effect with at most `dp` data-parallel replicas in all: each shard keeps a
+// share in proportion to its replicas (largest remainder), a shard left with none is dropped,
+// and the GPUs they held stay idle. The placement in effect when it has no more than `dp`.
+Placement withDataParallelAtMost(const Scenario& scenario, std::int64_t dp);
+// The largest data-parallel degree of at most `dp` that divides `globalBatch` into micro-batches
+// of `microBatch` (Megatron-LM requires global_batch % (micro_batch * dp) == 0); 0 when none.
+std::int64_t largestDividingDataParallel(std::int64_t globalBatch, int microBatch, std::int64_t dp);
 
 // The global batch moved to the multiple of micro_batch * dp nearest to it (ties up, at least
 // one), so that a change of the data-parallel degree keeps the batch divisible (Megatron-LM

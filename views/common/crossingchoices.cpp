@@ -101,27 +101,10 @@ std::vector<CrossingChoice> crossingChoices(const core::Scenario& scenario)
 int currentCrossingChoice(const core::Scenario& scenario,
                           const std::vector<CrossingChoice>& choices)
 {
-    // The placement's grouping: datacenters that share a pipeline are one group.
     const std::vector<core::Datacenter>& dcs = scenario.topology.datacenters;
-    std::vector<int> groups(dcs.size(), -1);
-    const std::vector<core::PlacementShard> shards = core::effectiveShards(scenario);
-    for (std::size_t k = 0; k < shards.size(); ++k) {
-        if (shards[k].split())
-            return -1;
-        const auto holds = [&](std::size_t i) {
-            const std::vector<core::Id>& stages = shards[k].stageDatacenters;
-            return std::find(stages.begin(), stages.end(), dcs[i].id) != stages.end();
-        };
-        // The pipeline joins its datacenters and every group one of them is already in.
-        const int group = static_cast<int>(k);
-        std::vector<int> joined;
-        for (std::size_t i = 0; i < dcs.size(); ++i)
-            if (holds(i) && groups[i] >= 0)
-                joined.push_back(groups[i]);
-        for (std::size_t i = 0; i < dcs.size(); ++i)
-            if (holds(i) || std::find(joined.begin(), joined.end(), groups[i]) != joined.end())
-                groups[i] = group;
-    }
+    const std::vector<int> groups = core::pipelineGroups(scenario);
+    if (groups.empty())
+        return -1; // a split shard
     // Datacenters with no stage are left out of the comparison (too small for a replica).
     const auto restricted = [&groups](const std::vector<int>& g) {
         std::vector<int> out;

@@ -1,13 +1,16 @@
 #include "editing/editcontroller.h"
 
+#include "commands/datacentercommands.h"
 #include "commands/movedatacenters.h"
 #include "commands/pincommands.h"
 #include "commands/scenarioedit.h"
 #include "commands/valuecommands.h"
+#include "common/format.h"
 #include "document/document.h"
 #include "editing/edittext.h"
 #include "editing/editvalidation.h"
 #include "editing/topologyedits.h"
+#include "io/scenarioio.h"
 #include "model/scenariolimits.h"
 
 #include <QLocale>
@@ -70,7 +73,7 @@ bool EditController::refuse(const QString& reason)
 }
 
 bool EditController::apply(const core::Scenario& target, const QString& text, bool repairPlacement,
-                           const std::vector<std::string>& fields)
+                           const std::vector<std::string>& fields, const QString& alsoDone)
 {
     const core::Scenario& current = m_document->scenario();
     if (target == current)
@@ -83,20 +86,48 @@ bool EditController::apply(const core::Scenario& target, const QString& text, bo
     // its undo text says so. Without a confirmation (scripted callers, no one to ask) the batch
     // follows, said by adjusted().
     QString undoText = text;
+    core::Scenario result = *edit.scenario;
+    QString note = alsoDone.isEmpty() || edit.note.isEmpty()
+                       ? alsoDone + edit.note
+                       : alsoDone + QStringLiteral("; ") + edit.note;
     if (edit.changesGlobalBatch()) {
-        if (m_confirmBatch && !m_confirmBatch(text, edit.batchQuestion))
+        const QLocale english(QLocale::English);
+        // The other way out: the batch kept, fewer replicas, some GPUs idle.
+        BatchQuestion question{text, edit.batchQuestion, edit.batchBefore, edit.batchAfter};
+        const std::optional<core::Scenario> kept = keepingBatch(*edit.scenario, edit.batchBefore);
+        if (kept) {
+            question.keepDataParallel = core::dataParallel(*kept);
+            question.totalGpus = core::totalGpus(kept->topology);
+            question.keepIdleGpus =
+                question.totalGpus - question.keepDataParallel * kept->parallelism.tp *
+                                         kept->parallelism.cp * kept->parallelism.pp;
+        }
+        const BatchAnswer answer =
+            m_confirmBatch ? m_confirmBatch(question) : BatchAnswer::ChangeBatch;
+        if (answer == BatchAnswer::Cancel || (answer == BatchAnswer::KeepBatch && !kept))
             return refuse(tr("%1 cancelled: it needs global batch %2 instead of %3 sequences")
-                              .arg(text, QLocale(QLocale::English).toString(edit.batchAfter),
-                                   QLocale(QLocale::English).toString(edit.batchBefore)));
-        undoText = tr("%1 and Global Batch %2 → %3")
-                       .arg(text, QLocale(QLocale::English).toString(edit.batchBefore),
-                            QLocale(QLocale::English).toString(edit.batchAfter));
+                              .arg(text, english.toString(edit.batchAfter),
+                                   english.toString(edit.batchBefore)));
+        if (answer == BatchAnswer::KeepBatch) {
+            result = *kept;
+            undoText =
+                tr("%1, DP %2 (Batch Kept)").arg(text, english.toString(question.keepDataParallel));
+            note = tr("%1global batch kept at %2 sequences with DP %3: %4 of %5 GPUs idle")
+                       .arg(alsoDone.isEmpty() ? QString() : alsoDone + QStringLiteral("; "),
+                            english.toString(edit.batchBefore),
+                            english.toString(question.keepDataParallel),
+                            english.toString(question.keepIdleGpus),
+                            english.toString(question.totalGpus));
+        } else {
+            undoText = tr("%1 and Global Batch %2 → %3")
+                           .arg(text, english.toString(edit.batchBefore),
+                                english.toString(edit.batchAfter));
+        }
     }
-    if (std::unique_ptr<QUndoCommand> command =
-            makeScenarioEdit(m_document, *edit.scenario, undoText))
+    if (std::unique_ptr<QUndoCommand> command = makeScenarioEdit(m_document, result, undoText))
         m_document->undoStack()->push(command.release());
-    if (!edit.note.isEmpty())
-        emit adjusted(tr("%1: %2").arg(text, edit.note));
+    if (!note.isEmpty())
+        emit adjusted(tr("%1: %2").arg(text, note));
     return true;
 }
 
@@ -104,8 +135,29 @@ bool EditController::applyEdit(const core::Scenario& candidate,
                                const std::vector<std::string>& fields, bool repairPlacement)
 {
     const core::Scenario& before = m_document->scenario();
-    return apply(candidate, describeEdit(before, candidate, partEdited(before, candidate)),
-                 repairPlacement, fields);
+    // A datacenter grown past what its fabric holds gets the fabric a new one would get
+    // (fabricHoldingGpus), unless this edit set the fabric itself.
+    core::Scenario grown = candidate;
+    QStringList notes;
+    const core::Catalog catalog = core::effectiveCatalog(candidate);
+    for (core::Datacenter& dc : grown.topology.datacenters) {
+        const core::Datacenter* old = core::findDatacenter(before.topology, dc.id);
+        if (!old || old->fabric != dc.fabric ||
+            core::gpusInDatacenter(dc) <= core::gpusInDatacenter(*old))
+            continue;
+        const core::Fabric fabric = fabricHoldingGpus(dc, catalog);
+        if (fabric == dc.fabric)
+            continue;
+        dc.fabric = fabric;
+        notes << tr("%1's fabric grown to %2 tiers of %3 switches to hold its %4")
+                     .arg(QString::fromStdString(dc.name))
+                     .arg(fabric.tiers)
+                     .arg(QString::fromStdString(fabric.switchModel.empty() ? std::string("default")
+                                                                            : fabric.switchModel),
+                          views::formatGpus(core::gpusInDatacenter(dc)));
+    }
+    return apply(grown, describeEdit(before, candidate, partEdited(before, candidate)),
+                 repairPlacement, fields, notes.join(QStringLiteral("; ")));
 }
 
 bool EditController::setWorkload(const core::Workload& workload)

@@ -9,6 +9,7 @@
 // canvas, the layout view and the Edit menu's quick edits all come through here.
 #pragma once
 
+#include "editing/editvalidation.h"
 #include "io/scenarioio.h"
 #include "model/scenario.h"
 
@@ -37,11 +38,13 @@ public:
     // Each returns true when the edit was applied (or changed nothing), false when refused.
     // `target` is the scenario the action makes; its undo text is `text`; `fields`, the JSON
     // pointers it set, focus the refusal's reason (core::checkEdit).
+    // `alsoDone` says what the action changed beyond itself (said with the repair's notes).
     bool apply(const core::Scenario& target, const QString& text, bool repairPlacement,
-               const std::vector<std::string>& fields = {});
+               const std::vector<std::string>& fields = {}, const QString& alsoDone = {});
     // A property edit (views::PropertyEditor::edited): the candidate scenario as the user's edit
     // makes it, checked by the same core::checkEdit the editor judged it with, its undo text
-    // named after what changed (edittext.h).
+    // named after what changed (edittext.h). A datacenter it grows past what its fabric holds
+    // gets the fabric a new datacenter would (fabricHoldingGpus), said by adjusted().
     bool applyEdit(const core::Scenario& candidate, const std::vector<std::string>& fields,
                    bool repairPlacement);
     // One part replaced, through applyEdit (the Edit menu's quick edits, scripts, tests).
@@ -75,10 +78,12 @@ public:
     // The colour a pin is drawn in (its own, or one of the palette by index).
     static QColor pinColor(const core::PinnedScenario& pin, int index);
     // Asked when an edit is valid only with a different global batch (the repair fitted it to
-    // the new DP): `edit` is the undo text, `question` the explanation. True applies the edit
-    // and the batch change as one undo step; false refuses the edit. Without a confirmation
-    // (a controller with no window: scripts, tests) the batch follows and adjusted() says so.
-    void setBatchConfirmation(std::function<bool(const QString& edit, const QString& question)> ask)
+    // the new DP). ChangeBatch applies the edit and the batch change as one undo step; KeepBatch
+    // applies it with the batch as it was and fewer data-parallel replicas (the question says how
+    // many GPUs that leaves idle; offered only when such a placement is valid); Cancel refuses
+    // the edit. Without a confirmation (a controller with no window: scripts, tests) the batch
+    // follows and adjusted() says so.
+    void setBatchConfirmation(std::function<BatchAnswer(const BatchQuestion&)> ask)
     {
         m_confirmBatch = std::move(ask);
     }
@@ -93,7 +98,7 @@ private:
     bool refuse(const QString& reason);
 
     Document* m_document;
-    std::function<bool(const QString&, const QString&)> m_confirmBatch;
+    std::function<BatchAnswer(const BatchQuestion&)> m_confirmBatch;
 };
 
 } // namespace archipelago::app

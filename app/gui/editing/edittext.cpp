@@ -1,5 +1,6 @@
 #include "editing/edittext.h"
 
+#include "common/crossingchoices.h"
 #include "common/format.h"
 
 #include <QCoreApplication>
@@ -147,8 +148,11 @@ void parallelismChanges(const core::Parallelism& a, const core::Parallelism& b,
         out.push_back({tr("Parallelism"), {}, {}});
 }
 
-void placementChanges(const core::Placement& a, const core::Placement& b, std::vector<Change>& out)
+void placementChanges(const core::Scenario& before, const core::Scenario& after,
+                      std::vector<Change>& out)
 {
+    const core::Placement& a = before.placement;
+    const core::Placement& b = after.placement;
     if (a == b)
         return;
     if (a.rankOrder != b.rankOrder) {
@@ -166,7 +170,11 @@ void placementChanges(const core::Placement& a, const core::Placement& b, std::v
                        {},
                        true});
     }
-    if (a.shards != b.shards)
+    // What crosses each boundary, when that changed: "Set Layout to a ─PP─ b ─DP─ c".
+    const QString chain = views::crossingChain(after);
+    if (a.shards != b.shards && !chain.isEmpty() && chain != views::crossingChain(before))
+        out.push_back({tr("Layout"), chain, {}, true});
+    else if (a.shards != b.shards)
         out.push_back({tr("Placement"), {}, {}, true});
 }
 
@@ -372,7 +380,7 @@ QString describeEdit(const core::Scenario& before, const core::Scenario& after,
     for (const core::DciLink& link : tb.links)
         if (const core::DciLink* old = core::findLink(ta, link.id))
             linkChanges(tb, *old, link, changes);
-    placementChanges(before.placement, after.placement, changes);
+    placementChanges(before, after, changes);
 
     // What follows from another change is not what the user did.
     std::vector<Change> own;

@@ -2,12 +2,15 @@
 
 #include "io/editcheck.h"
 #include "io/scenarioio.h"
+#include "model/placementpresets.h"
 
 #include "common/format.h"
 #include "propertyeditor/diagnostictext.h"
 
 #include <QObject>
 #include <QStringList>
+
+#include <limits>
 
 namespace archipelago::app {
 
@@ -35,6 +38,22 @@ std::vector<core::Diagnostic> scenarioErrors(const core::Scenario& scenario)
         if (d.severity == core::Diagnostic::Severity::Error)
             errors.push_back(std::move(d));
     return errors;
+}
+
+std::optional<core::Scenario> keepingBatch(const core::Scenario& fitted, std::int64_t batch)
+{
+    if (batch < 1 || batch > std::numeric_limits<int>::max())
+        return std::nullopt;
+    core::Scenario kept = fitted;
+    kept.workload.globalBatch = static_cast<int>(batch);
+    const std::int64_t dp = core::largestDividingDataParallel(batch, kept.parallelism.microBatch,
+                                                              core::dataParallel(fitted));
+    if (dp < 1)
+        return std::nullopt;
+    kept.placement = core::withDataParallelAtMost(kept, dp);
+    if (core::dataParallel(kept) != dp || !scenarioErrors(kept).empty())
+        return std::nullopt;
+    return kept;
 }
 
 ValidatedEdit validateEdit(const core::Scenario& candidate, const core::Scenario& before,

@@ -36,8 +36,36 @@ struct ValidatedEdit
     QString batchQuestion = {};
 };
 
+// What the user is asked when an edit is valid only with another global batch, and the answers.
+struct BatchQuestion
+{
+    QString edit;     // the edit's undo text
+    QString question; // ValidatedEdit::batchQuestion
+    std::int64_t batchBefore = 0;
+    std::int64_t batchAfter = 0;
+    // The other way to keep the edit valid: keep the batch with fewer data-parallel replicas,
+    // `keepDataParallel` of them, leaving `keepIdleGpus` of `totalGpus` idle (0 and 0 when the
+    // batch cannot be kept).
+    std::int64_t keepDataParallel = 0;
+    std::int64_t keepIdleGpus = 0;
+    std::int64_t totalGpus = 0;
+    bool canKeepBatch() const { return keepDataParallel > 0; }
+};
+enum class BatchAnswer
+{
+    ChangeBatch, // apply the edit with the batch fitted to the new DP
+    KeepBatch,   // apply it with the batch kept and some GPUs idle
+    Cancel       // do not apply it
+};
+
 // The errors (not the warnings) core::checkScenario finds, against the effective catalog.
 std::vector<core::Diagnostic> scenarioErrors(const core::Scenario& scenario);
+
+// `fitted` (an accepted edit whose batch was fitted to its DP) with the global batch `batch`
+// kept instead: the placement cut to the largest data-parallel degree that divides the batch
+// (core::withDataParallelAtMost), the rest of the GPUs idle. Nullopt when no degree divides it or
+// the loader's checks refuse the result (idle GPUs are only a warning).
+std::optional<core::Scenario> keepingBatch(const core::Scenario& fitted, std::int64_t batch);
 
 // core::checkEdit(before, candidate, fields) in the user's words; with `repairPlacement` false
 // the placement is kept as the edit set it (only the batch follows). `fields`: the JSON

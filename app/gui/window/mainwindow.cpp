@@ -8,6 +8,7 @@
 #include "editing/editcontroller.h"
 #include "model/scenariotemplates.h"
 #include "topology/topologycanvas.h"
+#include "window/noticebar.h"
 
 #include <QCloseEvent>
 #include <QDir>
@@ -67,10 +68,15 @@ MainWindow::MainWindow(std::unique_ptr<Prompts> prompts, QWidget* parent)
     connect(m_pinEvaluations, &PinEvaluations::updated, this, &MainWindow::refreshDesignPoints);
     connect(m_edits, &EditController::refused, this, [this](const QString& reason) {
         statusBar()->showMessage(reason, 3 * kStatusMessageMs);
+        m_notice->showNotice(NoticeBar::Kind::Refused, reason);
     });
     connect(m_edits, &EditController::adjusted, this, [this](const QString& message) {
         statusBar()->showMessage(message, 3 * kStatusMessageMs);
+        m_notice->showNotice(NoticeBar::Kind::Adjusted, message);
     });
+    // A notice is about the edit before: the next change of the document retires it (an
+    // adjustment is announced after its own change).
+    connect(m_document, &Document::changed, m_notice, &NoticeBar::dismiss);
     connect(m_recent, &RecentFiles::changed, this, &MainWindow::fillRecentMenu);
     updateTitle();
 }

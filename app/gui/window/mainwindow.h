@@ -47,6 +47,7 @@ class Autosave;
 class EditController;
 class Evaluator;
 class ExplorePanel;
+class NoticeBar;
 class PinEvaluations;
 class PinsPanel;
 class QuickEdits;
@@ -85,6 +86,8 @@ public:
     // until cleared; never part of the document.
     const std::optional<views::EvaluatedDesign>& previewPoint() const { return m_previewPoint; }
     QTabWidget* centralTabs() const { return m_tabs; }
+    // What the last edit refused or adjusted, over the central views.
+    NoticeBar* noticeBar() const { return m_notice; }
     // The design points the plots and the table show: the evaluated pins, then the current one.
     const QList<views::EvaluatedDesign>& pinnedPoints() const { return m_pinnedPoints; }
     const views::EvaluatedDesign& currentPoint() const { return m_currentPoint; }
@@ -165,6 +168,7 @@ private:
     Autosave* m_autosave = nullptr;
 
     QTabWidget* m_tabs = nullptr;
+    NoticeBar* m_notice = nullptr;
     views::TopologyCanvas* m_canvas = nullptr;
     views::LayoutView* m_layout = nullptr;
     views::TimelineView* m_timeline = nullptr;

@@ -18,12 +18,14 @@
 #include "tables/evaluationsummary.h"
 #include "tables/scenariotree.h"
 #include "topology/topologycanvas.h"
+#include "window/noticebar.h"
 
 #include <QDockWidget>
 #include <QScrollArea>
 #include <QStatusBar>
 #include <QTabWidget>
 #include <QUndoView>
+#include <QVBoxLayout>
 
 #include <algorithm>
 #include <cmath>
@@ -106,7 +108,15 @@ void MainWindow::createViews()
     m_tabs->setTabToolTip(0, tr("Datacenters, pods and DCI links (Ctrl+1)"));
     m_tabs->setTabToolTip(1, tr("TP × CP × PP × DP on domains and datacenters (Ctrl+2)"));
     m_tabs->setTabToolTip(2, tr("Stages × time of one iteration, DCI transfers in red (Ctrl+3)"));
-    setCentralWidget(m_tabs);
+    // Refusals and adjustments are said over the views, where the edit was made.
+    m_notice = new NoticeBar(this);
+    auto* central = new QWidget(this);
+    auto* centralLayout = new QVBoxLayout(central);
+    centralLayout->setContentsMargins(0, 0, 0, 0);
+    centralLayout->setSpacing(0);
+    centralLayout->addWidget(m_notice);
+    centralLayout->addWidget(m_tabs, 1);
+    setCentralWidget(central);
 
     m_tree = new views::ScenarioTree(this);
     m_tree->setObjectName(QStringLiteral("ScenarioTree"));
@@ -235,8 +245,8 @@ void MainWindow::wireEditors()
             [this](const QString& reason) { statusBar()->showMessage(reason, 8000); });
     // An edit valid only with another global batch asks first: a different batch is a
     // different job.
-    m_edits->setBatchConfirmation([this](const QString& edit, const QString& question) {
-        return m_prompts->askChangeGlobalBatch(this, edit, question);
+    m_edits->setBatchConfirmation([this](const BatchQuestion& question) {
+        return m_prompts->askChangeGlobalBatch(this, question);
     });
 }
 

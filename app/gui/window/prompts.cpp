@@ -8,6 +8,8 @@
 #include <QPushButton>
 #include <QStringList>
 
+#include <algorithm>
+
 namespace archipelago::app {
 
 namespace {
@@ -94,19 +96,44 @@ Prompts::RecoverChoice Prompts::askRecover(QWidget* parent, const QString& fileN
     return RecoverChoice::Later;
 }
 
-bool Prompts::askChangeGlobalBatch(QWidget* parent, const QString& edit, const QString& question)
+BatchAnswer Prompts::askChangeGlobalBatch(QWidget* parent, const BatchQuestion& question)
 {
-    QMessageBox box(QMessageBox::Question, QObject::tr("Change the Global Batch?"), question,
+    const QLocale english(QLocale::English);
+    QString text = question.question;
+    if (question.canKeepBatch())
+        text +=
+            QObject::tr("\n\nOr keep %1 sequences with DP %2 instead: %3 of %4 GPUs (%5) "
+                        "sit idle, paid for and doing nothing.")
+                .arg(english.toString(question.batchBefore),
+                     english.toString(question.keepDataParallel),
+                     english.toString(question.keepIdleGpus), english.toString(question.totalGpus),
+                     QStringLiteral("%1 %").arg(
+                         100.0 * static_cast<double>(question.keepIdleGpus) /
+                             static_cast<double>(std::max<std::int64_t>(1, question.totalGpus)),
+                         0, 'f', 0));
+    QMessageBox box(QMessageBox::Question, QObject::tr("Change the Global Batch?"), text,
                     QMessageBox::NoButton, parent);
-    QPushButton* change =
-        box.addButton(QObject::tr("%1 and Change the Batch").arg(edit), QMessageBox::AcceptRole);
+    QPushButton* change = box.addButton(
+        QObject::tr("Change the Batch to %1").arg(english.toString(question.batchAfter)),
+        QMessageBox::AcceptRole);
+    QPushButton* keep = nullptr;
+    if (question.canKeepBatch())
+        keep = box.addButton(QObject::tr("Keep %1, %2 GPUs Idle")
+                                 .arg(english.toString(question.batchBefore),
+                                      english.toString(question.keepIdleGpus)),
+                             QMessageBox::AcceptRole);
     box.addButton(QObject::tr("Cancel the Edit"), QMessageBox::RejectRole);
     box.setInformativeText(
-        QObject::tr("A different global batch is a different training job: design points with "
-                    "different batches do not compare like for like."));
+        QObject::tr("%1. A different global batch is a different training job: design points "
+                    "with different batches do not compare like for like.")
+            .arg(question.edit));
     box.setDefaultButton(change);
     box.exec();
-    return box.clickedButton() == change;
+    if (box.clickedButton() == change)
+        return BatchAnswer::ChangeBatch;
+    if (keep && box.clickedButton() == keep)
+        return BatchAnswer::KeepBatch;
+    return BatchAnswer::Cancel;
 }
 
 Prompts::SaveChoice SilentPrompts::askSaveChanges(QWidget*, const QString&)

@@ -2,6 +2,7 @@
 // shows, behind one interface so that tests and --screenshot run without modal dialogs.
 #pragma once
 
+#include "editing/editvalidation.h"
 #include "io/scenarioio.h"
 
 #include <QDateTime>
@@ -43,11 +44,11 @@ public:
     // `fileName` is the document's file ("" for untitled work); `when`, the copy's time.
     virtual RecoverChoice askRecover(QWidget* parent, const QString& fileName,
                                      const QDateTime& when);
-    // An edit (`edit`, its undo text) only stays valid if the workload's global batch changes
-    // (`question` says from what to what, and why): change it as part of the edit? No: the
-    // edit is not applied. A side effect on the workload is never silent.
-    virtual bool askChangeGlobalBatch(QWidget* parent, const QString& edit,
-                                      const QString& question);
+    // An edit only stays valid if the workload's global batch changes (`question` says from
+    // what to what, and why): change it as part of the edit, keep it and leave GPUs idle (when
+    // the question offers that), or cancel the edit? A side effect on the workload is never
+    // silent.
+    virtual BatchAnswer askChangeGlobalBatch(QWidget* parent, const BatchQuestion& question);
 };
 
 // Answers without asking: discard changes, cancel file dialogs (or answer Save As with
@@ -75,14 +76,17 @@ public:
     RecoverChoice recover = RecoverChoice::Later;
     int recoverQuestions = 0;
     QStringList recoverFiles; // the documents asked about, in order ("" for untitled work)
-    bool askChangeGlobalBatch(QWidget*, const QString&, const QString& question) override
+    BatchAnswer askChangeGlobalBatch(QWidget*, const BatchQuestion& question) override
     {
-        batchQuestions.append(question);
-        return changeGlobalBatch;
+        batchQuestions.append(question.question);
+        batchOffers.append(question);
+        return batchAnswer;
     }
-    bool changeGlobalBatch = true; // the answer to "change the global batch with the edit?"
-    QStringList batchQuestions;    // the questions asked, in order
-    QStringList errors;            // one line per diagnostic or error shown
+    // The answer to "change the global batch with the edit?"
+    BatchAnswer batchAnswer = BatchAnswer::ChangeBatch;
+    QStringList batchQuestions;       // the questions asked, in order
+    QList<BatchQuestion> batchOffers; // the same, with what keeping the batch would mean
+    QStringList errors;               // one line per diagnostic or error shown
 };
 
 } // namespace archipelago::app
