@@ -56,6 +56,7 @@ private slots:
     void breakdownStacksSumToTotals();
     void breakdownHoverNamesPartAndUnit();
     void bubbleBarsEqualRatios();
+    void bubbleRatioReadableBesideATallIdleBar();
     void networkBarsSumToCapex();
     void panelShowsEveryPointInEveryPlot();
     void exportWritesEachFormat_data();
@@ -117,6 +118,29 @@ void TestPlots::bubbleBarsEqualRatios()
         QVERIFY(near(bars->data()->at(i)->value, 100.0 * points[i].evaluation.bubbleRatio));
         QVERIFY(near(idle->data()->at(i)->value, 100.0 * points[i].evaluation.idleOverCompute));
     }
+}
+
+// 12 stages and 4 micro-batches: idle / compute near 300 %. The bubble ratio beside it keeps its
+// scale; the idle bar is cut at the top of the axis, labelled with its value.
+void TestPlots::bubbleRatioReadableBesideATallIdleBar()
+{
+    BubblePlot plot;
+    QList<EvaluatedDesign> points = threePoints();
+    points[2].evaluation.bubbleRatio = 0.75;
+    points[2].evaluation.idleOverCompute = 3.03;
+    plot.setDesignPoints(points.mid(0, 2), points[2]);
+    const QCPRange range = plot.customPlot()->yAxis->range();
+    QVERIFY2(range.upper <= 125.0 + 1e-9, qPrintable(QString::number(range.upper)));
+    QVERIFY(75.0 > range.upper / 2); // the ratio takes more than half the height
+    auto* idle = qobject_cast<QCPBars*>(plot.customPlot()->plottable(1));
+    QVERIFY(idle);
+    QVERIFY(idle->data()->at(2)->value < range.upper);
+    QVERIFY(near(plot.idleOverComputePercents().at(2), 303.0)); // the value itself is kept
+    bool labelled = false;
+    for (int i = 0; i < plot.customPlot()->itemCount(); ++i)
+        if (auto* text = qobject_cast<QCPItemText*>(plot.customPlot()->item(i)))
+            labelled = labelled || text->text() == QStringLiteral("303.0 % →");
+    QVERIFY(labelled);
 }
 
 void TestPlots::networkBarsSumToCapex()

@@ -102,6 +102,16 @@ void BubblePlot::setDesignPoints(const QList<EvaluatedDesign>& points)
         m_group->setSpacingType(QCPBarsGroup::stAbsolute);
         m_group->setSpacing(2);
     }
+    // The scale is the bubble ratio's (at most 100 %) and idle / compute up to 100 %: idle /
+    // compute grows without bound as micro-batches get few (p - 1 over m), and a 300 % bar
+    // would flatten the ratio beside it. Taller bars are cut at the top of the axis and
+    // labelled with their value and an arrow up.
+    double top = 0.0;
+    for (qsizetype i = 0; i < points.size(); ++i)
+        top = std::max({top, m_bubble[i], std::min(m_idle[i], 100.0),
+                        std::min(m_ideal[i].value_or(0.0), 100.0)});
+    const double axisTop = top > 0.0 ? top * 1.25 : 10.0;
+    const double barTop = axisTop / 1.12; // room for the label above a cut bar
     const auto addSeries = [&](const QString& name, const QColor& color,
                                const QList<double>& values, double offset) {
         auto* bars = new QCPBars(plot->xAxis, plot->yAxis);
@@ -109,7 +119,10 @@ void BubblePlot::setDesignPoints(const QList<EvaluatedDesign>& points)
         bars->setWidth(kBarWidth / 2);
         bars->setBrush(color);
         bars->setPen(QPen(color.darker(125), 0.8));
-        bars->setData(keys, QVector<double>(values.begin(), values.end()), true);
+        QVector<double> shown;
+        for (double v : values)
+            shown.append(std::min(v, barTop));
+        bars->setData(keys, shown, true);
         bars->setBarsGroup(m_group);
         QStringList texts;
         for (qsizetype i = 0; i < points.size(); ++i) {
@@ -119,7 +132,25 @@ void BubblePlot::setDesignPoints(const QList<EvaluatedDesign>& points)
                                      ? formatBubbleRatio(points[i].evaluation.bubbleRatio)
                                      : formatPercent(points[i].evaluation.idleOverCompute, 1);
             texts.append(text);
-            addBarLabel(plot, static_cast<double>(i) + offset, values[i], text, 0.48);
+            if (values[i] <= barTop) {
+                addBarLabel(plot, static_cast<double>(i) + offset, shown[i], text, 0.48);
+                continue;
+            }
+            // A cut bar: its value written up the bar, inside it, so that it takes no height
+            // above the axis.
+            auto* label = new QCPItemText(plot);
+            label->position->setType(QCPItemPosition::ptPlotCoords);
+            label->position->setCoords(static_cast<double>(i) + offset, shown[i]);
+            label->setRotation(-90.0);
+            label->setPositionAlignment(Qt::AlignRight | Qt::AlignVCenter);
+            label->setPadding(QMargins(0, 0, 4, 0));
+            label->setText(text + QStringLiteral(" →")); // drawn upright: an arrow up
+            QFont font = plot->font();
+            font.setPointSizeF(font.pointSizeF() - 1.0);
+            label->setFont(font);
+            label->setColor(QColor(0x20, 0x20, 0x20)); // on the light bar, in either theme
+            label->setSelectable(false);
+            label->setLayer(QStringLiteral("axes"));
         }
         return texts;
     };
@@ -130,7 +161,7 @@ void BubblePlot::setDesignPoints(const QList<EvaluatedDesign>& points)
     // The ideal as a reference tick on the idle / compute bar, never as a bar of its own.
     QVector<double> idealKeys, idealValues;
     for (qsizetype i = 0; i < points.size(); ++i)
-        if (m_ideal[i] && points[i].evaluation.ok) {
+        if (m_ideal[i] && points[i].evaluation.ok && *m_ideal[i] <= barTop) {
             idealKeys.append(static_cast<double>(i) + kBarWidth / 4);
             idealValues.append(*m_ideal[i]);
         }
@@ -143,14 +174,11 @@ void BubblePlot::setDesignPoints(const QList<EvaluatedDesign>& points)
         ideal->setSelectable(QCP::stNone);
     }
 
-    double top = 0.0;
-    for (qsizetype i = 0; i < points.size(); ++i)
-        top = std::max({top, m_bubble[i], m_idle[i], m_ideal[i].value_or(0.0)});
     QList<double> tops;
     for (qsizetype i = 0; i < points.size(); ++i)
-        tops.append(std::max(m_bubble[i], m_idle[i]));
+        tops.append(std::min(std::max(m_bubble[i], m_idle[i]), barTop));
     markOutOfMemory(plot, points, tops, kBarWidth);
-    plot->yAxis->setRange(0.0, top > 0.0 ? top * 1.25 : 10.0);
+    plot->yAxis->setRange(0.0, axisTop);
     requestReplot();
 }
 
