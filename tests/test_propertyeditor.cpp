@@ -93,6 +93,7 @@ private slots:
     void invalidTpIsRefusedWithReason_data();
     void invalidTpIsRefusedWithReason();
     void derivedDpIsReadOnly();
+    void tooLargeIsRefusedInWordsAndEscReverts();
     void multiSelectShowsMixedAndEditsAll();
     void linkDistanceEmitsLinks();
     void linkNcclSettingsEmitLinks();
@@ -218,6 +219,35 @@ void TestPropertyEditor::invalidTpIsRefusedWithReason()
     QCOMPARE(m_editor->scenario(), m_scenario);
 }
 
+// A number typed past the maximum is refused in words, not cut to fewer digits by the spin box
+// (TP 99999 used to become 999); Esc gives back the value shown before.
+void TestPropertyEditor::tooLargeIsRefusedInWordsAndEscReverts()
+{
+    m_editor->setSelection(Kind::Parallelism);
+    m_editor->show();
+    IntentSpies spies(m_editor.get());
+    views::IntField* field = m_editor->parallelismEditor()->intField(QStringLiteral("tp"));
+    const int maximum = field->acceptedMaximum();
+    field->setFocus();
+    field->selectAll();
+    QTest::keyClicks(field, QString::number(maximum) + QStringLiteral("0"));
+    QTest::keyClick(field, Qt::Key_Return);
+    QCOMPARE(field->value(), maximum * 10); // every digit kept
+    views::FieldRow* row = rowOf(field);
+    QVERIFY(row->isRefused());
+    QVERIFY2(row->message().contains(views::formatCount(maximum * 10)), qPrintable(row->message()));
+    QCOMPARE(spies.total(), 0);
+
+    QTest::keyClick(field, Qt::Key_Escape);
+    QCOMPARE(field->value(), m_scenario.parallelism.tp);
+    QVERIFY(!row->isRefused());
+    QCOMPARE(spies.total(), 0);
+
+    // A DCI link is never 0 km: the field starts at 0.1 km.
+    m_editor->setSelection(Kind::Links);
+    QVERIFY(m_editor->linkEditor()->distanceField()->acceptedMinimum() > 0.0);
+}
+
 void TestPropertyEditor::derivedDpIsReadOnly()
 {
     m_editor->setSelection(Kind::Parallelism);
@@ -273,9 +303,12 @@ void TestPropertyEditor::linkDistanceEmitsLinks()
     QCOMPARE(links[0].distanceKm, 100.0);
     QCOMPARE(links[0].wavelengths, 64); // the rest of the link is kept
 
-    // Out of range for the loader is out of range for the spin box.
+    // Out of range for the loader is refused by the field, in words, and never sent.
     distance->setValue(1e9);
-    QCOMPARE(distance->value(), 20'000.0);
+    QVERIFY(rowOf(distance)->isRefused());
+    QVERIFY2(rowOf(distance)->message().contains(QStringLiteral("20,000")),
+             qPrintable(rowOf(distance)->message()));
+    QCOMPARE(spies.total(), 1);
 }
 
 void TestPropertyEditor::datacenterSiteEmitsDatacenters()
@@ -348,9 +381,10 @@ void TestPropertyEditor::linkNcclSettingsEmitLinks()
     QCOMPARE(spies.total(), 2);
     links = spies.at(1).candidate.topology.links;
     QCOMPARE(links[0].nccl.buffsizeBytes, 64.0 * 1024 * 1024);
-    // NCCL's MAXCHANNELS bounds the spin box as it bounds the loader.
+    // NCCL's MAXCHANNELS bounds the field as it bounds the loader: more is refused.
     channels->setValue(1000);
-    QCOMPARE(channels->value(), 64);
+    QVERIFY(rowOf(channels)->isRefused());
+    QCOMPARE(spies.total(), 2);
 }
 
 void TestPropertyEditor::podEditAcrossDatacentersAdaptsPlacement()

@@ -13,6 +13,7 @@
 #include "explore/sweepmerge.h"
 #include "explore/sweepsave.h"
 #include "io/scenarioio.h"
+#include "model/scenariotemplates.h"
 #include "validation/builtinvalidation.h"
 
 #include <QAction>
@@ -225,6 +226,34 @@ private slots:
         // The capped table keeps its total after the count.
         QVERIFY(text.indexOf(QStringLiteral("Subtotal"),
                              text.indexOf(QStringLiteral("more rows"))) > 0);
+    }
+
+    // A design built up from the empty document keeps its name "Empty" and its description of
+    // one 8-GPU domain until the user writes their own: the report names what was built.
+    void titleFollowsWhatWasBuilt()
+    {
+        core::Scenario s = core::minimalScenario();
+        report::ReportInput input;
+        input.current.scenario = s;
+        input.current.evaluation = core::evaluate(s);
+        QCOMPARE(report::buildReport(input).title,
+                 QStringLiteral("Capacity-planning review: Empty"));
+
+        s.topology.datacenters.front().pods.front().count = 3072;
+        input.current.scenario = s;
+        input.current.evaluation = core::evaluate(s);
+        const report::Report built = report::buildReport(input);
+        QCOMPARE(built.title,
+                 QStringLiteral("Capacity-planning review: tiny on 24,576 GPUs in 1 datacenter"));
+        for (const report::ReportSection& section : built.sections)
+            for (const report::ReportBlock& block : section.blocks)
+                QVERIFY2(!block.text.contains(QStringLiteral("one 8-GPU domain")),
+                         qPrintable(block.text));
+        // A name of the user's own is kept.
+        s.name = "Three buildings";
+        input.current.scenario = s;
+        QCOMPARE(report::buildReport(input).title,
+                 QStringLiteral("Capacity-planning review: Three buildings"));
     }
 
     void htmlIsSelfContained()

@@ -10,6 +10,7 @@
 #include "tables/comparisontablerows.h"
 
 #include "evaluation/costmodel.h"
+#include "model/scenariotemplates.h"
 #include "validation/builtinvalidation.h"
 
 #include <QCryptographicHash>
@@ -27,6 +28,31 @@ namespace {
 QString q(const std::string& s)
 {
     return QString::fromStdString(s);
+}
+
+// A design built up from File > New Empty Document keeps the empty document's name and
+// description ("Empty", "one 8-GPU domain") until the user writes their own: once the design
+// is no longer that document, those words describe something else.
+bool startersWordsOutgrown(const core::Scenario& s)
+{
+    static const core::Scenario starter = core::minimalScenario();
+    return s.name == starter.name && s.description == starter.description &&
+           (s.topology != starter.topology || s.workload != starter.workload);
+}
+
+// The scenario's name, or what it is when it has none of its own: "llama3-405b on 24,576 GPUs
+// in 3 datacenters".
+QString scenarioTitle(const core::Scenario& s)
+{
+    if (!s.name.empty() && !startersWordsOutgrown(s))
+        return q(s.name);
+    const std::size_t dcs = s.topology.datacenters.size();
+    const QString model = s.workload.name.empty() ? QStringLiteral("a model") : q(s.workload.name);
+    const QString what = QStringLiteral("%1 on %2 in %3")
+                             .arg(model, views::formatGpus(core::totalGpus(s.topology)),
+                                  dcs == 1 ? QStringLiteral("1 datacenter")
+                                           : QStringLiteral("%1 datacenters").arg(dcs));
+    return s.name.empty() ? QStringLiteral("untitled scenario (%1)").arg(what) : what;
 }
 
 QString scheduleText(const core::Scenario& s)
@@ -340,7 +366,7 @@ ReportSection summarySection(const ReportInput& input)
         paragraph(QStringLiteral("Model accuracy on published training runs: %1.")
                       .arg(q(core::validationSummaryText(core::builtinValidationSummary()))),
                   ReportBlock::Kind::Note));
-    if (!s.description.empty()) {
+    if (!s.description.empty() && !startersWordsOutgrown(s)) {
         section.blocks.push_back(
             paragraph(QStringLiteral("About this scenario"), ReportBlock::Kind::Heading));
         section.blocks.push_back(paragraph(q(s.description), ReportBlock::Kind::Note));
@@ -627,8 +653,7 @@ Report buildReport(const ReportInput& input)
 {
     Report report;
     const core::Scenario& s = input.current.scenario;
-    report.title = QStringLiteral("Capacity-planning review: %1")
-                       .arg(s.name.empty() ? QStringLiteral("untitled scenario") : q(s.name));
+    report.title = QStringLiteral("Capacity-planning review: %1").arg(scenarioTitle(s));
     report.titleLines.append(
         QStringLiteral("Generated %1 by Archipelago %2")
             .arg(input.generatedAt.toUTC().toString(QStringLiteral("yyyy-MM-dd HH:mm 'UTC'")),

@@ -1,5 +1,7 @@
 #include "propertyeditor/diagnostictext.h"
 
+#include "model/scenariolimits.h"
+
 #include "common/format.h"
 
 #include <QCoreApplication>
@@ -8,6 +10,7 @@
 #include <QStringList>
 
 #include <algorithm>
+#include <limits>
 #include <vector>
 
 namespace archipelago::views {
@@ -49,15 +52,18 @@ int smallestDomain(const core::Scenario& s)
 }
 
 // Multiples of `step` around `value`, for "e.g. 2,032 or 2,048".
-QString nearbyMultiples(std::int64_t value, std::int64_t step)
+QString nearbyMultiples(std::int64_t value, std::int64_t step, std::int64_t maximum)
 {
     if (step <= 0)
         return {};
     const std::int64_t below = value / step * step;
     std::vector<std::int64_t> near;
     if (below >= step)
-        near.push_back(below);
-    near.push_back(below + step);
+        near.push_back(std::min(below, maximum / step * step));
+    if (below + step <= maximum)
+        near.push_back(below + step); // never past what the field takes
+    if (near.empty() || near.front() < step)
+        return {};
     return choices(near);
 }
 
@@ -233,11 +239,13 @@ QString userMessage(const core::Diagnostic& d, const core::Scenario& s)
         {"^global_batch = (\\d+) is not divisible by micro_batch \\* dp = (\\d+) \\* (\\d+)",
          [](const QRegularExpressionMatch& m, const core::Scenario&) {
              const std::int64_t step = captured(m, 2) * captured(m, 3);
+             const QString near =
+                 nearbyMultiples(captured(m, 1), step, core::limits::kGlobalBatch.max);
              return tr("The global batch must be a multiple of micro-batch %1 × DP %2 = %3 "
-                       "sequences; %4 is not (e.g. %5). Set TP, CP and PP first if DP is not "
-                       "final yet: the batch follows DP.")
+                       "sequences; %4 is not%5. Set TP, CP and PP first if DP is not final yet: "
+                       "the batch follows DP.")
                  .arg(num(captured(m, 2)), num(captured(m, 3)), num(step), num(captured(m, 1)),
-                      nearbyMultiples(captured(m, 1), step));
+                      near.isEmpty() ? QString() : QStringLiteral(" (e.g. %1)").arg(near));
          }},
         {"^pp = (\\d+) exceeds the (\\d+) layers",
          [](const QRegularExpressionMatch& m, const core::Scenario&) {
@@ -279,7 +287,8 @@ QString userMessage(const core::Diagnostic& d, const core::Scenario& s)
              return tr("The hidden size must be a multiple of the %2 attention heads; %1 is "
                        "not (e.g. %3).")
                  .arg(num(captured(m, 1)), num(captured(m, 2)),
-                      nearbyMultiples(captured(m, 1), captured(m, 2)));
+                      nearbyMultiples(captured(m, 1), captured(m, 2),
+                                      std::numeric_limits<std::int64_t>::max()));
          }},
         {"^layers = (\\d+) is not divisible by pp \\* virtual_stages = (\\d+)",
          [](const QRegularExpressionMatch& m, const core::Scenario&) {

@@ -5,6 +5,7 @@
 
 #include <QFormLayout>
 #include <QHelpEvent>
+#include <QKeyEvent>
 #include <QLabel>
 #include <QPainter>
 #include <QResizeEvent>
@@ -16,6 +17,7 @@
 #include <QWheelEvent>
 
 #include <algorithm>
+#include <limits>
 
 namespace archipelago::views {
 
@@ -84,11 +86,25 @@ double typedMinimum(double minimum, double maximum)
     return std::min(minimum, -std::max(1.0, maximum));
 }
 
+// And how far above its maximum: one digit more, so that a value typed too large is refused in
+// words instead of losing its last digits to the spin box's validator (5,000 becoming 500).
+int typedMaximum(int maximum)
+{
+    constexpr int kMax = std::numeric_limits<int>::max();
+    return maximum > (kMax - 9) / 10 ? kMax : maximum * 10 + 9;
+}
+
+double typedMaximum(double maximum)
+{
+    return std::min(maximum * 10.0 + 9.0, 1e15);
+}
+
 IntField::IntField(int minimum, int maximum, QWidget* parent)
     : QSpinBox(parent)
     , m_minimum(minimum)
+    , m_maximum(maximum)
 {
-    setRange(typedMinimum(minimum, maximum), maximum);
+    setRange(typedMinimum(minimum, maximum), typedMaximum(maximum));
     setKeyboardTracking(false); // valueChanged on Enter, focus-out and steps only
     setGroupSeparatorShown(true);
     setAccelerated(true);
@@ -99,10 +115,11 @@ IntField::IntField(int minimum, int maximum, QWidget* parent)
                 return; // still showing "mixed"
             setMixed(false);
         }
-        if (v < m_minimum) {
+        if (v < m_minimum || v > m_maximum) {
             emit outOfRange(v);
             return;
         }
+        m_loaded = v;
         emit committed(v);
     });
 }
@@ -112,19 +129,34 @@ QAbstractSpinBox::StepEnabled IntField::stepEnabled() const
     StepEnabled steps = QSpinBox::stepEnabled();
     if (!m_mixed && value() <= m_minimum)
         steps &= ~StepDownEnabled;
+    if (!m_mixed && value() >= m_maximum)
+        steps &= ~StepUpEnabled;
     return steps;
+}
+
+void IntField::keyPressEvent(QKeyEvent* event)
+{
+    // Esc gives back the value shown before the edit (also after a refusal).
+    if (event->key() == Qt::Key_Escape) {
+        load(m_loaded);
+        emit reverted();
+        event->accept();
+        return;
+    }
+    QSpinBox::keyPressEvent(event);
 }
 
 void IntField::setMixed(bool mixed)
 {
     m_mixed = mixed;
     setSpecialValueText(mixed ? mixedText() : QString());
-    setMinimum(mixed ? m_minimum - 1 : typedMinimum(m_minimum, maximum()));
+    setMinimum(mixed ? m_minimum - 1 : typedMinimum(m_minimum, m_maximum));
 }
 
 void IntField::load(std::optional<int> value)
 {
     const QSignalBlocker blocker(this);
+    m_loaded = value;
     setMixed(!value.has_value());
     setValue(value ? *value : minimum());
 }
@@ -134,9 +166,10 @@ void IntField::load(std::optional<int> value)
 DoubleField::DoubleField(double minimum, double maximum, int decimals, QWidget* parent)
     : QDoubleSpinBox(parent)
     , m_minimum(minimum)
+    , m_maximum(maximum)
 {
     setDecimals(decimals);
-    setRange(typedMinimum(minimum, maximum), maximum);
+    setRange(typedMinimum(minimum, maximum), typedMaximum(maximum));
     setKeyboardTracking(false);
     setGroupSeparatorShown(true);
     setAccelerated(true);
@@ -147,10 +180,11 @@ DoubleField::DoubleField(double minimum, double maximum, int decimals, QWidget* 
                 return;
             setMixed(false);
         }
-        if (v < m_minimum) {
+        if (v < m_minimum || v > m_maximum) {
             emit outOfRange(v);
             return;
         }
+        m_loaded = v;
         emit committed(v);
     });
 }
@@ -160,19 +194,33 @@ QAbstractSpinBox::StepEnabled DoubleField::stepEnabled() const
     StepEnabled steps = QDoubleSpinBox::stepEnabled();
     if (!m_mixed && value() <= m_minimum)
         steps &= ~StepDownEnabled;
+    if (!m_mixed && value() >= m_maximum)
+        steps &= ~StepUpEnabled;
     return steps;
+}
+
+void DoubleField::keyPressEvent(QKeyEvent* event)
+{
+    if (event->key() == Qt::Key_Escape) {
+        load(m_loaded);
+        emit reverted();
+        event->accept();
+        return;
+    }
+    QDoubleSpinBox::keyPressEvent(event);
 }
 
 void DoubleField::setMixed(bool mixed)
 {
     m_mixed = mixed;
     setSpecialValueText(mixed ? mixedText() : QString());
-    setMinimum(mixed ? m_minimum - 1.0 : typedMinimum(m_minimum, maximum()));
+    setMinimum(mixed ? m_minimum - 1.0 : typedMinimum(m_minimum, m_maximum));
 }
 
 void DoubleField::load(std::optional<double> value)
 {
     const QSignalBlocker blocker(this);
+    m_loaded = value;
     setMixed(!value.has_value());
     setValue(value ? *value : minimum());
 }
@@ -487,6 +535,7 @@ FieldRow* addField(QFormLayout* form, const QString& label, QWidget* editor, con
         });
         QObject::connect(field, &IntField::outOfRange, row,
                          [row](int typed) { row->refuse({row->rangeMessage(typed)}); });
+        QObject::connect(field, &IntField::reverted, row, &FieldRow::clearMessage);
     } else if (auto* number = qobject_cast<DoubleField*>(editor)) {
         row->setRangeRule([name, unit, number](double typed) {
             const auto text = [number](double v) { return formatNumber(v, number->decimals()); };
@@ -501,6 +550,7 @@ FieldRow* addField(QFormLayout* form, const QString& label, QWidget* editor, con
         });
         QObject::connect(number, &DoubleField::outOfRange, row,
                          [row](double typed) { row->refuse({row->rangeMessage(typed)}); });
+        QObject::connect(number, &DoubleField::reverted, row, &FieldRow::clearMessage);
     }
     return row;
 }

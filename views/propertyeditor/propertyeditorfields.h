@@ -43,19 +43,25 @@ public:
     bool isMixed() const { return m_mixed; }
 
     int acceptedMinimum() const { return m_minimum; }
-    int acceptedMaximum() const { return maximum(); }
+    int acceptedMaximum() const { return m_maximum; }
 
 signals:
     void committed(int value);
-    // A value typed below the accepted minimum (never committed).
+    // A value typed below the accepted minimum or above the maximum (never committed): the
+    // field takes a digit more than the maximum has, so that it is refused in words.
     void outOfRange(int value);
+    // Esc gave back the value loaded or last committed.
+    void reverted();
 
 protected:
     StepEnabled stepEnabled() const override;
+    void keyPressEvent(QKeyEvent* event) override;
 
 private:
     void setMixed(bool mixed);
     int m_minimum;
+    int m_maximum;
+    std::optional<int> m_loaded;
     bool m_mixed = false;
 };
 
@@ -69,18 +75,22 @@ public:
     bool isMixed() const { return m_mixed; }
 
     double acceptedMinimum() const { return m_minimum; }
-    double acceptedMaximum() const { return maximum(); }
+    double acceptedMaximum() const { return m_maximum; }
 
 signals:
     void committed(double value);
     void outOfRange(double value);
+    void reverted();
 
 protected:
     StepEnabled stepEnabled() const override;
+    void keyPressEvent(QKeyEvent* event) override;
 
 private:
     void setMixed(bool mixed);
     double m_minimum;
+    double m_maximum;
+    std::optional<double> m_loaded;
     bool m_mixed = false;
 };
 

@@ -34,11 +34,12 @@ LinkEditor::LinkEditor(EditSink* sink, QWidget* parent)
     QFormLayout* path = addSection(tr("Path"));
     m_endpoints = addNote(path, tr("Joins"), tr("The two datacenters of the link."));
     addDouble(path, m_distance, tr("Distance (km)"),
-              tr("Fibre path length in km, 0–20,000; adds %1 µs/km of latency each way (light "
-                 "in G.652 fibre, group index %2).")
+              tr("Fibre path length in km, 0.1–20,000 (buildings on one campus are a few "
+                 "hundred metres of fibre apart at least); adds %1 µs/km of latency each way "
+                 "(light in G.652 fibre, group index %2).")
                   .arg(fibreMicrosecondsPerKm(), 0, 'f', 2)
                   .arg(core::kFibreGroupIndex, 0, 'f', 3),
-              QStringLiteral("distance_km"), 0.0, 20'000.0, 1, 1.0,
+              QStringLiteral("distance_km"), 0.1, 20'000.0, 1, 1.0,
               [](core::DciLink& l) -> double& { return l.distanceKm; });
     DoubleField* equipment = nullptr;
     addDouble(path, equipment, tr("Equipment latency (µs)"),
