@@ -116,7 +116,7 @@ void TestBuildFromEmpty::dpChangeFitsGlobalBatch()
     QCOMPARE(core::dataParallel(document.scenario()), std::int64_t{16});
     QCOMPARE(adjusted.count(), 1);
     const QString message = adjusted.first().at(0).toString();
-    QVERIFY2(message.contains(QStringLiteral("global batch 8 -> 16")), qPrintable(message));
+    QVERIFY2(message.contains(QStringLiteral("global batch 8 → 16")), qPrintable(message));
     QVERIFY(app::scenarioErrors(document.scenario()).empty());
     QCOMPARE(document.undoStack()->count(), 1); // one step, undone as one
     document.undoStack()->undo();

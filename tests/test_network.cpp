@@ -197,7 +197,7 @@ void TestNetwork::dciBillOfMaterials()
     QCOMPARE(qint64(count("dci-optic")), qint64(160));   // one per wavelength per end
     QCOMPARE(qint64(count("line-terminal")), qint64(4)); // 2 pairs x 2 ends
     QCOMPARE(qint64(count("amplifier")), qint64(12));    // 6 per pair
-    QCOMPARE(items.front().scope, std::string("dci west<->east"));
+    QCOMPARE(items.front().scope, std::string("dci west ↔ east"));
     QVERIFY(hasWarning(warnings, "dci-reach")); // 400ZR reaches 120 km, not 500
     const BomTotals total = bomTotal(items);
     QVERIFY(fuzzy(total.capexUsd, 160 * 6000.0 + 4 * 60000.0 + 12 * 25000.0));

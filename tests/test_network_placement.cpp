@@ -139,7 +139,7 @@ void TestNetwork::ppBoundaryMoves()
     QVERIFY(std::any_of(p.warnings.begin(), p.warnings.end(), [&](const Warning& w) {
         return w.code == WarningCode::PpCrossesDc && w.integer("from_stage") == dciBoundary &&
                w.integer("to_stage") == dciBoundary + 1 &&
-               warningText(w).starts_with("stage " + std::to_string(dciBoundary) + "->" +
+               warningText(w).starts_with("stage " + std::to_string(dciBoundary) + " → " +
                                           std::to_string(dciBoundary + 1) + " crosses ");
     }));
     // DP stays home: every stage's replicas are in one datacenter.

@@ -211,7 +211,7 @@ void TestPlacementRepair::repair_data()
     // 8,320 GPUs in building-b: its shard rescales to 260 replicas, DP 516 no longer divides
     // 12,288 sequences, and the batch follows DP to the nearest multiple.
     row("batch follows DP", dp2, withGpus(dp2, 1, 8320), PlacementFallback::Rescaled,
-        {{256, {0, 0, 0, 0}}, {260, {1, 1, 1, 1}}}, "global batch 12288 -> 12384", 12'384);
+        {{256, {0, 0, 0, 0}}, {260, {1, 1, 1, 1}}}, "global batch 12288 → 12384", 12'384);
 
     // The edit set the placement itself (the layout view's PP preset): applied as it is, and
     // the lost split is said.

@@ -276,10 +276,10 @@ PlacementRepair repaired(Scenario scenario, const Candidate& chosen, const Scena
     out.fallback = chosen.fallback;
     out.globalBatchFitted = scenario.workload.globalBatch != edited.workload.globalBatch;
     if (out.globalBatchFitted)
-        out.notes.push_back("global batch " + std::to_string(edited.workload.globalBatch) + " -> " +
+        out.notes.push_back("global batch " + std::to_string(edited.workload.globalBatch) + " → " +
                             std::to_string(scenario.workload.globalBatch) +
                             " sequences to divide micro-batch " +
-                            std::to_string(scenario.parallelism.microBatch) + " x DP " +
+                            std::to_string(scenario.parallelism.microBatch) + " × DP " +
                             std::to_string(dataParallel(scenario)));
     // The shape the user chose (which dimension crosses the boundaries) did not fit: say so,
     // since the drawing of the stages may barely change.

@@ -129,15 +129,17 @@ constexpr std::array kTemplates{
              "EP {ep} does not divide the {expert_ranks} expert ranks of {datacenter}: expert "
              "all-to-all crosses the datacenter link"},
     Template{WarningCode::PpCrossesDc, WarningForm::Default,
-             "stage {from_stage}->{to_stage} crosses {route} ({route_km:g} km, {latency_us} us "
+             "stage {from_stage} → {to_stage} crosses {route} ({route_km:g} km, {latency_us} µs "
              "per transfer): {flows} GPU flows share {link}, {gpu_gbps} GB/s per GPU"},
     Template{WarningCode::DciUnreachable, WarningForm::Default,
              "no DCI route joins datacenters {from_datacenter_id} and {to_datacenter_id}"},
     Template{WarningCode::DciShared, WarningForm::Default,
-             "{what} of {groups} groups shares {link} ({capacity_tbps} Tb/s): {group_gbps} GB/s "
+             "{what} of {groups} group{groups:s} shares {link} ({capacity_tbps} Tb/s): "
+             "{group_gbps} GB/s "
              "per group, {gpu_gbps} GB/s per GPU"},
     Template{WarningCode::DciTransportBound, WarningForm::Default,
-             "{transport} on {link} ({distance_km:g} km, loss {loss}): {connections} connections "
+             "{transport} on {link} ({distance_km:g} km, loss {loss}): {connections:w} "
+             "connection{connections:s} "
              "cross it at once and, at the {rtt_ms} ms RTT of {route}, carry {usable_gbps} of "
              "its {capacity_gbps} GB/s; used by {users}"},
     Template{WarningCode::DciReach, WarningForm::DciOptic,
@@ -150,7 +152,7 @@ constexpr std::array kTemplates{
              "scale-up domain first (Wang et al. 2023): {forwarded_gbps} instead of "
              "{plain_gbps} GB/s per GPU (+{extra_time_pct}% time)"},
     Template{WarningCode::DciExposed, WarningForm::Default,
-             "stage {from_stage}->{to_stage} crosses {route} ({route_km:g} km, RTT "
+             "stage {from_stage} → {to_stage} crosses {route} ({route_km:g} km, RTT "
              "{rtt_ms:.2f} ms): {latency_ms:.2f} ms latency + {transfer_ms:.2f} ms transfer per "
              "micro-batch; its DCI transfers lengthen the pipeline by {exposed_ms:.1f} ms per "
              "iteration (all DCI boundaries together: {all_exposed_ms:.1f} ms)"},
@@ -205,7 +207,8 @@ std::string printf1(const char* format, double v)
 }
 
 // A number as the spec asks: ".Nf" N decimals, "g" six significant digits, "w" rounded to a
-// whole number, none: three significant digits (one decimal from 10, none from 100).
+// whole number, none: three significant digits (one decimal from 10, none from 100); "s" (in
+// formatValue) the plural ending.
 std::string formatFigure(double v, std::string_view spec)
 {
     const double a = std::fabs(v);
@@ -224,6 +227,13 @@ std::string formatFigure(double v, std::string_view spec)
 
 std::string formatValue(const WarningValue& value, std::string_view spec)
 {
+    // "s": the plural ending of the word before it ("{groups} group{groups:s}").
+    if (spec == "s") {
+        const double* d = std::get_if<double>(&value.value);
+        const std::int64_t* i = std::get_if<std::int64_t>(&value.value);
+        const bool one = (i && *i == 1) || (d && std::round(*d) == 1.0);
+        return one ? std::string() : std::string("s");
+    }
     if (const double* d = std::get_if<double>(&value.value))
         return formatFigure(*d, spec);
     if (const std::int64_t* i = std::get_if<std::int64_t>(&value.value))

@@ -189,7 +189,7 @@ std::vector<BomItem> dciBillOfMaterials(const DciLink& link, const Topology& top
     std::vector<BomItem> out;
     const Datacenter* a = findDatacenter(topology, link.a);
     const Datacenter* b = findDatacenter(topology, link.b);
-    const std::string name = (a ? a->name : "?") + "<->" + (b ? b->name : "?");
+    const std::string name = (a ? a->name : "?") + " ↔ " + (b ? b->name : "?");
     const std::string scope = "dci " + name;
     const auto warn = [&](Warning w) {
         if (warnings)

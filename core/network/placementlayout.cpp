@@ -110,7 +110,7 @@ std::string linkName(const Context& ctx, Id linkId)
         return "link " + std::to_string(linkId);
     const Datacenter* a = findDatacenter(ctx.scenario.topology, link->a);
     const Datacenter* b = findDatacenter(ctx.scenario.topology, link->b);
-    return (a ? a->name : "?") + "<->" + (b ? b->name : "?");
+    return (a ? a->name : "?") + " ↔ " + (b ? b->name : "?");
 }
 
 // Keep, per link, the worst case its transport meets (the lowest usable capacity: the figures
@@ -324,7 +324,7 @@ LevelLink boundaryLink(Context& ctx, const Scenario& scenario, const PlacementSh
     const Id b = sd[static_cast<std::size_t>((i + 1) % pp)];
     if (a != b) {
         const std::string user =
-            ctx.wantWarnings ? "stage " + std::to_string(i) + "->" + std::to_string((i + 1) % pp)
+            ctx.wantWarnings ? "stage " + std::to_string(i) + " → " + std::to_string((i + 1) % pp)
                              : std::string();
         LevelLink l = dciLevel(ctx, {a, b}, 0.0, 2, &loads, NcclTraffic::PointToPoint, user, true);
         l.fromDatacenter = a;

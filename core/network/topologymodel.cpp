@@ -70,7 +70,7 @@ void warnParallelLinks(const Topology& topology, const TopologyGraph& graph,
                           .name("to_datacenter", bName)
                           .count("link_id", used)
                           .name("link", used >= 0 ? "link " + std::to_string(used) + " " + aName +
-                                                        "<->" + bName
+                                                        " ↔ " + bName
                                                   : std::string("a route through another "
                                                                 "datacenter"))
                           .num("used_tbps", usedGBps * 8.0 / 1000.0)

@@ -321,7 +321,8 @@ void ParetoScatter::rebuild()
             g->setData({x}, {y});
         }
         const double padX = x1 > x0 ? 0.06 * (x1 - x0) : std::max(0.05 * std::abs(x0), 0.5);
-        plot->xAxis->setRange(x0 - padX, x1 + padX);
+        // Costs and memory are never negative: the axis starts at 0 at the lowest.
+        plot->xAxis->setRange(x0 >= 0.0 ? std::max(0.0, x0 - padX) : x0 - padX, x1 + padX);
         // Log axis: a margin by factor, and never down to 0.
         const double low = y0 > 0.0 ? y0 / 1.15 : 1e-3;
         const double high = std::max(y1 * 1.15, low * 2.0);

@@ -1,5 +1,7 @@
 #include "plots/plotnetworkcost.h"
 
+#include "common/format.h"
+
 #include "plots/plotstyle.h"
 
 #include <QMap>
@@ -61,9 +63,8 @@ void NetworkCostPlot::setDesignPoints(const QList<EvaluatedDesign>& points)
         double capex = 0.0;
         for (const core::BomItem& item : e.bom)
             capex += item.capexUsd();
-        labels.append(
-            QStringLiteral("%1 M USD\n%2 MW")
-                .arg(formatSignificant(capex / kMillion), formatSignificant(watts / kMillion)));
+        // In the unit that reads (a small design's "$59.8 k", not "0.0598 M USD").
+        labels.append(QStringLiteral("%1\n%2").arg(formatUsd(capex), formatPower(watts)));
         QString note =
             QStringLiteral("network power %1 MW").arg(formatSignificant(watts / kMillion));
         if (e.gpus > 0)

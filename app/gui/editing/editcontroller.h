@@ -91,7 +91,7 @@ public:
 signals:
     void refused(const QString& reason);
     // An edit was applied with a dependent quantity adjusted to keep the document valid
-    // ("Add Pod: global batch 8 -> 16 sequences to divide micro-batch 1 x DP 16").
+    // ("Add Pod: global batch 8 → 16 sequences to divide micro-batch 1 × DP 16").
     void adjusted(const QString& message);
 
 private:
