@@ -15,6 +15,7 @@
 #include "window/noticebar.h"
 #include "window/prompts.h"
 
+#include <QAction>
 #include <QGraphicsItem>
 #include <QLabel>
 #include <QPushButton>
@@ -262,6 +263,21 @@ private slots:
         dc.fabric.leafOversubscription = 2.0;
         QVERIFY(m_window->edits()->setDatacenters({dc}));
         QCOMPARE(doc->scenario().topology.datacenters.front().fabric.tiers, 2);
+    }
+
+    void fileNewSaysWhatItIs()
+    {
+        QVERIFY(m_window->newEmptyDocument());
+        QAction* fileNew = nullptr;
+        for (QAction* action : m_window->findChildren<QAction*>())
+            if (action->text() == QStringLiteral("&New"))
+                fileNew = action;
+        QVERIFY(fileNew);
+        fileNew->trigger();
+        const QString notice = m_window->noticeBar()->text();
+        QVERIFY2(notice.contains(QStringLiteral("default scenario")), qPrintable(notice));
+        QVERIFY2(notice.contains(QString::fromStdString(m_window->document()->scenario().name)),
+                 qPrintable(notice));
     }
 
     void doubleClickOnARegionOpensItsPage()

@@ -229,6 +229,14 @@ void TestScaleAcross::extremeFiguresStayShortInWarnings()
     QCOMPARE(core::warningText(dp),
              std::string("data-parallel gradient reduction exposes 1.23 s per iteration (12% of "
                          "9.87 s)"));
+    // Short times in the unit that reads, not "0.00 s ... (11% of 0.01 s)".
+    const core::Warning small = core::Warning{core::WarningCode::DpExposed}
+                                    .num("dp_comm_s", 0.00123)
+                                    .num("dp_comm_pct", 11.0)
+                                    .num("iteration_s", 0.0112);
+    QCOMPARE(core::warningText(small),
+             std::string("data-parallel gradient reduction exposes 1.23 ms per iteration (11% of "
+                         "11.2 ms)"));
 }
 
 void TestScaleAcross::routedBoundaryWarningsNameTheRoute()

@@ -162,13 +162,13 @@ constexpr std::array kTemplates{
              "{optimizer_gib:.1f} GiB, activations {activations_gib:.1f} GiB for "
              "{in_flight:.1f} micro-batches in flight)"},
     Template{WarningCode::Bubble, WarningForm::Default,
-             "pipeline idle is {bubble_pct:.0f}% of the iteration ({bubble_s:.2f} s on the busiest "
+             "pipeline idle is {bubble_pct:.0f}% of the iteration ({bubble_s:t} on the busiest "
              "stage): {pp} stages, {micro_batches} micro-batches"},
     Template{WarningCode::DpExposed, WarningForm::Default,
-             "data-parallel gradient reduction exposes {dp_comm_s:.2f} s per iteration "
-             "({dp_comm_pct:.0f}% of {iteration_s:.2f} s)"},
+             "data-parallel gradient reduction exposes {dp_comm_s:t} per iteration "
+             "({dp_comm_pct:.0f}% of {iteration_s:t})"},
     Template{WarningCode::TpExposed, WarningForm::Default,
-             "tensor-parallel communication exposes {tp_comm_s:.2f} s per iteration "
+             "tensor-parallel communication exposes {tp_comm_s:t} per iteration "
              "({tp_comm_pct:.0f}%) at TP {tp}"},
     Template{WarningCode::InternalError, WarningForm::Detail, "{detail}"},
     Template{WarningCode::NonFinite, WarningForm::Detail, "{detail}"},
@@ -207,11 +207,18 @@ std::string printf1(const char* format, double v)
 }
 
 // A number as the spec asks: ".Nf" N decimals, "g" six significant digits, "w" rounded to a
-// whole number, none: three significant digits (one decimal from 10, none from 100); "s" (in
-// formatValue) the plural ending.
+// whole number, "t" seconds with the unit that reads (µs, ms, s), none: three significant digits
+// (one decimal from 10, none from 100); "s" (in formatValue) the plural ending.
 std::string formatFigure(double v, std::string_view spec)
 {
     const double a = std::fabs(v);
+    if (spec == "t") { // seconds, in the unit that reads: "76.0 µs", "12.3 ms", "1.23 s"
+        if (a > 0.0 && a < 1e-3)
+            return formatFigure(v * 1e6, {}) + " µs";
+        if (a > 0.0 && a < 1.0)
+            return formatFigure(v * 1e3, {}) + " ms";
+        return formatFigure(v, {}) + " s";
+    }
     if (spec == "g")
         return printf1("%.6g", v);
     if (!std::isfinite(v) || a >= kFixedLimit)

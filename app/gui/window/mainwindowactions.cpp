@@ -10,6 +10,7 @@
 #include "topology/topologycanvas.h"
 #include "window/exportdata.h"
 #include "window/helpdialogs.h"
+#include "window/noticebar.h"
 #include "window/theme.h"
 #include "window/undorouting.h"
 
@@ -57,7 +58,15 @@ void MainWindow::createFileMenu()
     QMenu* file = menuBar()->addMenu(tr("&File"));
     connect(menuAction(file, tr("&New"), QKeySequence::keyBindings(QKeySequence::New),
                        tr("A new scenario based on the built-in default")),
-            &QAction::triggered, this, [this] { newDocument(); });
+            &QAction::triggered, this, [this] {
+                // A new document that looks like the last one says what it is.
+                if (newDocument())
+                    m_notice->showNotice(
+                        NoticeBar::Kind::Adjusted,
+                        tr("New untitled document from the default scenario, %1. File > New "
+                           "Empty Document starts from one datacenter with one 8-GPU domain.")
+                            .arg(QString::fromStdString(m_document->scenario().name)));
+            });
     connect(menuAction(file, tr("New &Empty Document"), {QKeySequence(tr("Ctrl+Alt+N"))},
                        tr("A minimal scenario (one datacenter, one 8-GPU domain) to build up "
                           "from")),
