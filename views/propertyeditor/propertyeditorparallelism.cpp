@@ -167,7 +167,7 @@ ParallelismEditor::ParallelismEditor(EditSink* sink, QWidget* parent)
 
     QFormLayout* placement = addSection(tr("Placement"));
     m_crossing = new ChoiceField;
-    m_crossingRow = addField(placement, tr("Across datacenters"), m_crossing,
+    m_crossingRow = addField(placement, tr("Layout across datacenters"), m_crossing,
                              tr("Which dimension crosses each datacenter boundary: PP (one "
                                 "pipeline, stages split in proportion to GPUs) or DP (whole "
                                 "pipelines on each side, gradients cross); by region, or per "
