@@ -41,6 +41,7 @@ private slots:
     void smallGpuHoursKeepSignificantFigures_data();
     void smallGpuHoursKeepSignificantFigures();
     void timeToTrainShowsGpuHours();
+    void memorySaysTightWithTheHeadroomWarning();
 };
 
 void TestComparisonTable::comparisonHighlightsExactlyTheDifferences()
@@ -312,6 +313,28 @@ void TestComparisonTable::timeToTrainShowsGpuHours()
     QCOMPARE(table.cell(table.metricIndex("With failures"), 0)->text(),
              QStringLiteral("3.50 days"));
     QCOMPARE(table.cell(table.metricIndex("ETTR (%)"), 0)->text(), QStringLiteral("92.5"));
+}
+
+// Fits, tight (the memory-headroom warning) or out of memory, in the words and colour of each.
+void TestComparisonTable::memorySaysTightWithTheHeadroomWarning()
+{
+    EvaluatedDesign p = makePoint("tight", Qt::red, 1.0);
+    p.evaluation.fitsInMemory = true;
+    p.evaluation.memoryPeakGib = 79.57;
+    p.evaluation.hbmGib = 79.6;
+    EvaluationSummary summary;
+    summary.setEvaluation(p.evaluation);
+    QVERIFY2(summary.figure("Memory peak").contains(QStringLiteral("79.6 GiB — fits")),
+             qPrintable(summary.figure("Memory peak")));
+    QCOMPARE(memoryFit(p.evaluation), MemoryFit::Fits);
+    p.evaluation.warnings.push_back(core::Warning{core::WarningCode::MemoryHeadroom});
+    summary.setEvaluation(p.evaluation);
+    QVERIFY2(summary.figure("Memory peak").contains(QStringLiteral("79.6 GiB — tight")) &&
+                 summary.figure("Memory peak").contains(QStringLiteral("#b26a00")),
+             qPrintable(summary.figure("Memory peak")));
+    QCOMPARE(memoryFit(p.evaluation), MemoryFit::Tight);
+    p.evaluation.fitsInMemory = false;
+    QCOMPARE(memoryFit(p.evaluation), MemoryFit::OutOfMemory);
 }
 
 // A result beyond the int64 range or not finite shows as a dash, never as a wrapped integer

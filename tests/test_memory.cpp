@@ -1,9 +1,16 @@
 // Activation memory against Korthikanti et al. 2022, Table 2 (bytes per layer per micro-batch),
-// state bytes per parameter per ZeRO stage / distributed optimizer, and in-flight micro-batches.
+// state bytes per parameter per ZeRO stage / distributed optimizer, in-flight micro-batches, and
+// the warning for a design that fits only if the allocator fragments little.
 #include "compute/memorymodel.h"
+#include "evaluation/costmodel.h"
+#include "io/scenarioio.h"
 #include "model/scheduletraits.h"
 
 #include <QtTest>
+
+#include <algorithm>
+#include <cmath>
+#include <variant>
 
 using namespace archipelago::core;
 
@@ -18,6 +25,8 @@ private slots:
     void inFlight_data();
     void inFlight();
     void largerTpNeverRaisesWeights();
+    void headroomIsTheFragmentationThatFits();
+    void headroomWarning();
 };
 
 void TestMemory::korthikantiTable2_data()
@@ -160,6 +169,74 @@ void TestMemory::largerTpNeverRaisesWeights()
         QVERIFY(p <= previous);
         previous = p;
     }
+}
+
+void TestMemory::headroomIsTheFragmentationThatFits()
+{
+    // 60 GiB allocated with 5% fragmentation and 2 GiB of context is 65 GiB: on a 65 GiB device
+    // exactly 5% fits, on a bigger one more, on a smaller one less.
+    QCOMPARE(60.0 + reserveGib(60.0), 65.0);
+    QVERIFY(std::abs(fragmentationThatFits(60.0, 65.0) - 0.05) < 1e-12);
+    QVERIFY(fragmentationThatFits(60.0, 80.0) > 0.05);
+    QVERIFY(fragmentationThatFits(60.0, 64.0) < 0.05);
+}
+
+namespace {
+
+const Warning* findWarning(const Evaluation& ev, WarningCode code)
+{
+    const auto it = std::find_if(ev.warnings.begin(), ev.warnings.end(),
+                                 [code](const Warning& w) { return w.code == code; });
+    return it == ev.warnings.end() ? nullptr : &*it;
+}
+
+double figure(const Warning& w, std::string_view key)
+{
+    for (const WarningValue& v : w.data)
+        if (v.key == key && std::holds_alternative<double>(v.value))
+            return std::get<double>(v.value);
+    return -1.0;
+}
+
+} // namespace
+
+void TestMemory::headroomWarning()
+{
+    // The two-building Llama 3 405B preset fills its H100s to within a few tenths of a per cent:
+    // it fits with the allocator's 5% low end of fragmentation, not with the 10% high end.
+    LoadResult loaded =
+        loadScenarioFile(ARCHIPELAGO_SOURCE_DIR "/presets/llama3-405b-two-buildings.json");
+    QVERIFY(loaded.ok());
+    const Scenario tight = *loaded.scenario;
+    const Evaluation ev = evaluate(tight);
+    QVERIFY(ev.ok && ev.fitsInMemory);
+    const Warning* headroom = findWarning(ev, WarningCode::MemoryHeadroom);
+    QVERIFY(headroom);
+    QVERIFY(figure(*headroom, "use_pct") > 90.0 && figure(*headroom, "use_pct") <= 100.0);
+    QVERIFY(figure(*headroom, "fits_pct") >= 0.0 &&
+            figure(*headroom, "fits_pct") < 100.0 * kFragmentationHighFraction);
+    const std::string text = warningText(*headroom);
+    QVERIFY2(text.find("GMLake") != std::string::npos, text.c_str());
+    QVERIFY2(text.find("GiB HBM") != std::string::npos, text.c_str());
+    QCOMPARE(std::count_if(ev.warnings.begin(), ev.warnings.end(),
+                           [](const Warning& w) { return w.code == WarningCode::MemoryHeadroom; }),
+             std::ptrdiff_t{1});
+
+    // On 141 GB H200s the same job has room to spare: no warning.
+    Scenario roomy = tight;
+    for (Datacenter& dc : roomy.topology.datacenters)
+        dc.accelerator = "H200-SXM-141GB";
+    const Evaluation roomyEv = evaluate(roomy);
+    QVERIFY(roomyEv.ok && roomyEv.fitsInMemory);
+    QVERIFY(!findWarning(roomyEv, WarningCode::MemoryHeadroom));
+
+    // Twice the sequence does not fit: out of memory, and no headroom warning beside it.
+    Scenario over = tight;
+    over.workload.seqLen *= 2;
+    const Evaluation overEv = evaluate(over);
+    QVERIFY(!overEv.fitsInMemory);
+    QVERIFY(findWarning(overEv, WarningCode::OutOfMemory));
+    QVERIFY(!findWarning(overEv, WarningCode::MemoryHeadroom));
 }
 
 QTEST_APPLESS_MAIN(TestMemory)

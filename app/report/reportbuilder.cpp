@@ -4,10 +4,12 @@
 // computes a cost.
 #include "report/reportbuilder.h"
 
+#include "common/colors.h"
 #include "common/format.h"
 #include "plots/plotstyle.h"
 #include "report/reportfigures.h"
 #include "tables/comparisontablerows.h"
+#include "tables/evaluationsummary.h"
 
 #include "evaluation/costmodel.h"
 #include "model/scenariotemplates.h"
@@ -98,6 +100,7 @@ int warningRank(core::WarningCode code)
                                       C::RailOnlyForwarding,
                                       C::SpareGpus,
                                       C::CheckpointInterval,
+                                      C::MemoryHeadroom,
                                       C::InterleavingFallback,
                                       C::VirtualStagesIgnored};
     const auto it = std::find(order.begin(), order.end(), code);
@@ -184,19 +187,17 @@ ReportBlock tableBlock(ReportTable table)
 
 QColor pinColor(const std::string& own, int index)
 {
-    // The window's pin palette (app/gui/editing/editcontroller.cpp) and current-point colour
-    // (mainwindowviews.cpp), so that a report from the CLI looks like one from the window.
-    static const char* const kPalette[] = {"#ff7f0e", "#2ca02c", "#d62728", "#9467bd",
-                                           "#8c564b", "#e377c2", "#17becf", "#bcbd22"};
+    // The window's colours (views/common/colors.h), so that a report from the CLI looks like
+    // one from the window.
     const QColor c(q(own));
     if (!own.empty() && c.isValid())
         return c;
-    return QColor(QLatin1String(kPalette[static_cast<std::size_t>(std::max(0, index)) % 8]));
+    return views::pinPaletteColor(std::max(0, index));
 }
 
 QColor currentPointColor()
 {
-    return QColor(0x1f, 0x77, 0xb4);
+    return views::currentDesignColor();
 }
 
 QStringList topWarnings(const core::Evaluation& e, int count)
@@ -337,7 +338,9 @@ ReportSection summarySection(const ReportInput& input)
     add(QStringLiteral("Memory peak per GPU"),
         QStringLiteral("%1 of %2 — %3")
             .arg(views::formatNumber(e.memoryPeakGib, 1), views::formatGib(e.hbmGib),
-                 e.fitsInMemory ? QStringLiteral("fits") : QStringLiteral("DOES NOT FIT")));
+                 !e.fitsInMemory                                  ? QStringLiteral("DOES NOT FIT")
+                 : views::memoryFit(e) == views::MemoryFit::Tight ? QStringLiteral("tight")
+                                                                  : QStringLiteral("fits")));
     section.blocks.push_back(figures);
 
     const QStringList warnings = rankedWarnings(e);
@@ -472,7 +475,10 @@ ReportSection tablesSection(const ReportInput& input)
     memory.rows.append(
         {QStringLiteral("Peak"), views::formatGib(e.memoryPeakGib), share(e.memoryPeakGib)});
     memory.rows.append({QStringLiteral("HBM capacity"), views::formatGib(e.hbmGib),
-                        e.fitsInMemory ? QStringLiteral("fits") : QStringLiteral("does not fit")});
+                        !e.fitsInMemory ? QStringLiteral("does not fit")
+                        : views::memoryFit(e) == views::MemoryFit::Tight
+                            ? QStringLiteral("tight: see the warnings")
+                            : QStringLiteral("fits")});
     memory.marks.resize(memory.rows.size());
     const CellMark fit = e.fitsInMemory ? CellMark::Better : CellMark::Worse;
     memory.marks[memory.rows.size() - 2] = {CellMark::Strong, CellMark::Strong, CellMark::Strong};

@@ -187,4 +187,9 @@ double reserveGib(double allocatedGib)
     return 2.0 + 0.05 * allocatedGib;
 }
 
+double fragmentationThatFits(double allocatedGib, double hbmGib)
+{
+    return (hbmGib - 2.0) / std::max(allocatedGib, 1e-9) - 1.0;
+}
+
 } // namespace archipelago::core

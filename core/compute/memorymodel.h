@@ -74,6 +74,13 @@ MemoryBreakdown stageMemory(const Workload& workload, const Parallelism& par,
 // more under recompute and ZeRO-3; we take the low end for dense Megatron runs).
 double reserveGib(double allocatedGib);
 
+// The high end of that fragmentation (ibid.): a stage that fits only below it has no headroom.
+inline constexpr double kFragmentationHighFraction = 0.10;
+
+// The largest fragmentation, as a fraction of what the model allocates, at which a stage still
+// fits in `hbmGib`: the inverse of reserveGib.
+double fragmentationThatFits(double allocatedGib, double hbmGib);
+
 inline constexpr double kGib = 1024.0 * 1024.0 * 1024.0;
 
 } // namespace archipelago::core

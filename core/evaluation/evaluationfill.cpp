@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <string>
+#include <utility>
 
 namespace archipelago::core {
 
@@ -35,6 +36,8 @@ void fillMemory(const Scenario& s, const Parallelism& par, ScheduleKind kind,
     if (replicas > 1) // the datacenter takes the place of the instances
         memoryPar.distributedOptimizerInstances = 1;
     double worstUse = -1.0;
+    double leastFragmentation = kFragmentationHighFraction; // below it a stage has no headroom
+    Warning headroom{WarningCode::MemoryHeadroom};
     ev.fitsInMemory = true;
     for (int r = 0; r < p; ++r) {
         StageMemoryInput in;
@@ -75,6 +78,18 @@ void fillMemory(const Scenario& s, const Parallelism& par, ScheduleKind kind,
                                           .num("in_flight", in.inFlight));
             ev.fitsInMemory = false;
         }
+        const double allocated = mem.totalGib() - mem.otherGib;
+        const double fits = fragmentationThatFits(allocated, hbm);
+        if (mem.totalGib() <= hbm && fits < leastFragmentation) {
+            leastFragmentation = fits;
+            headroom = Warning{WarningCode::MemoryHeadroom}
+                           .count("stage", r)
+                           .num("total_gib", mem.totalGib())
+                           .num("hbm_gib", hbm)
+                           .num("use_pct", 100.0 * use)
+                           .num("allocated_gib", allocated)
+                           .num("fits_pct", 100.0 * std::max(0.0, fits));
+        }
         if (use > worstUse) {
             worstUse = use;
             ev.memory = mem;
@@ -82,6 +97,9 @@ void fillMemory(const Scenario& s, const Parallelism& par, ScheduleKind kind,
         }
         ev.memoryPeakGib = std::max(ev.memoryPeakGib, mem.totalGib());
     }
+    // One warning, for the stage with the least headroom, and none once a stage is out of memory.
+    if (warnings && ev.fitsInMemory && !headroom.data.empty())
+        ev.warnings.push_back(std::move(headroom));
 }
 
 void addWarnings(const Scenario& s, const Parallelism& par, Evaluation& ev)

@@ -7,7 +7,7 @@ namespace archipelago::core {
 
 namespace {
 
-constexpr std::array<std::pair<WarningCode, std::string_view>, 29> kWarningKeys{{
+constexpr std::array<std::pair<WarningCode, std::string_view>, 30> kWarningKeys{{
     {WarningCode::Invalid, "invalid"},
     {WarningCode::UnknownAccelerator, "unknown-accelerator"},
     {WarningCode::DegreesDoNotDivide, "degrees-do-not-divide"},
@@ -37,6 +37,7 @@ constexpr std::array<std::pair<WarningCode, std::string_view>, 29> kWarningKeys{
     {WarningCode::SpareGpus, "spare-gpus"},
     {WarningCode::ParallelDciLinks, "parallel-dci-links"},
     {WarningCode::CheckpointInterval, "checkpoint-interval"},
+    {WarningCode::MemoryHeadroom, "memory-headroom"},
 }};
 
 } // namespace

@@ -153,6 +153,7 @@ enum class WarningCode : std::uint8_t
     SpareGpus,            // "spare-gpus": the placement leaves GPUs of a datacenter idle
     ParallelDciLinks,     // "parallel-dci-links": links joining the same two datacenters, one used
     CheckpointInterval,   // "checkpoint-interval": the asked interval is shorter than possible
+    MemoryHeadroom,       // "memory-headroom": fits only if the allocator fragments little
 };
 std::string_view toString(WarningCode code);
 std::optional<WarningCode> warningCodeFromString(std::string_view key);

@@ -193,6 +193,10 @@ constexpr std::array kTemplates{
              "a checkpoint every {asked_s:g} s is asked, but an iteration takes "
              "{iteration_s:.3g} s and a checkpoint {write_s:.3g} s to write: checkpoints come "
              "every {interval_s:.3g} s"},
+    Template{WarningCode::MemoryHeadroom, WarningForm::Default,
+             "stage {stage} needs {total_gib:.2f} of {hbm_gib:g} GiB HBM ({use_pct:.2f}%): it "
+             "fits only if the allocator fragments at most {fits_pct:.1f}% of the "
+             "{allocated_gib:.1f} GiB it allocates, and PyTorch's leaves 5-10% (GMLake, 2024)"},
 };
 
 // Past this magnitude a fixed-point figure would run to many digits: three significant

@@ -9,6 +9,8 @@
 #include <QStyle>
 #include <QVBoxLayout>
 
+#include <algorithm>
+
 namespace archipelago::views {
 
 namespace {
@@ -109,6 +111,17 @@ void EvaluationSummary::setPending(bool pending)
         m_state->setText(tr("Up to date."));
 }
 
+MemoryFit memoryFit(const core::Evaluation& e)
+{
+    if (!e.fitsInMemory)
+        return MemoryFit::OutOfMemory;
+    const bool tight =
+        std::any_of(e.warnings.begin(), e.warnings.end(), [](const core::Warning& w) {
+            return w.code == core::WarningCode::MemoryHeadroom;
+        });
+    return tight ? MemoryFit::Tight : MemoryFit::Fits;
+}
+
 void EvaluationSummary::setEvaluation(const core::Evaluation& e)
 {
     m_hasEvaluation = true;
@@ -124,10 +137,17 @@ void EvaluationSummary::setEvaluation(const core::Evaluation& e)
                         : QStringLiteral("—"));
     m_bubble->setText(e.ok ? formatBubbleRatio(e.bubbleRatio) : QStringLiteral("—"));
     if (e.ok) {
+        // Amber when it fits only with little allocator fragmentation.
+        const MemoryFit fit = memoryFit(e);
         const QString memory = tr("%1 of %2 — %3")
                                    .arg(formatGib(e.memoryPeakGib), formatGib(e.hbmGib),
-                                        e.fitsInMemory ? tr("fits") : tr("out of memory"));
-        setColoured(m_memory, memory, e.fitsInMemory ? good : bad);
+                                        fit == MemoryFit::OutOfMemory ? tr("out of memory")
+                                        : fit == MemoryFit::Tight     ? tr("tight")
+                                                                      : tr("fits"));
+        setColoured(m_memory, memory,
+                    fit == MemoryFit::OutOfMemory ? bad
+                    : fit == MemoryFit::Tight     ? "#b26a00"
+                                                  : good);
     } else {
         m_memory->setText(QStringLiteral("—"));
     }

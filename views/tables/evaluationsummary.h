@@ -13,6 +13,16 @@ class QListWidget;
 
 namespace archipelago::views {
 
+// Whether a design fits in HBM: with room, only with little allocator fragmentation (the
+// memory-headroom warning), or not at all. The Evaluation dock and the status bar say it alike.
+enum class MemoryFit
+{
+    Fits,
+    Tight,
+    OutOfMemory
+};
+MemoryFit memoryFit(const core::Evaluation& e);
+
 class EvaluationSummary : public QWidget
 {
     Q_OBJECT
