@@ -6,6 +6,7 @@
 #include "document/document.h"
 #include "document/evaluator.h"
 #include "editing/editcontroller.h"
+#include "evaluation/runcost.h"
 #include "io/scenarioio.h"
 #include "layout/layoutview.h"
 #include "model/placementpresets.h"
@@ -15,10 +16,13 @@
 #include "window/noticebar.h"
 #include "window/prompts.h"
 
+#include <QAction>
 #include <QComboBox>
 #include <QStandardPaths>
 #include <QTest>
 #include <QUndoStack>
+
+#include <cmath>
 
 using namespace archipelago;
 
@@ -185,6 +189,17 @@ private slots:
         QCOMPARE(offer.batchAfter, std::int64_t{1020});
         QCOMPARE(offer.keepDataParallel, std::int64_t{128});
         QCOMPARE(offer.keepIdleGpus, std::int64_t{24576 - 128 * 96});
+        // What the idle GPUs cost: their share of the cluster's hourly cost, and over the run.
+        core::Scenario keptShape = ppAcross;
+        keptShape.placement = core::withDataParallelAtMost(ppAcross, 128);
+        const core::RunCost perHour =
+            core::runCostPerHour(keptShape, core::effectiveCatalog(keptShape), 0.0, 0.0);
+        QVERIFY(perHour.priced && perHour.usdPerGpuHour > 0.0);
+        QVERIFY2(std::abs(offer.keepIdleUsdPerHour / (perHour.usdPerGpuHour * 12288.0) - 1.0) <
+                     1e-3,
+                 qPrintable(QString::number(offer.keepIdleUsdPerHour)));
+        QVERIFY2(offer.keepIdleRunUsd > 24.0 * offer.keepIdleUsdPerHour,
+                 qPrintable(QString::number(offer.keepIdleRunUsd))); // a run lasts days
         QCOMPARE(window.noticeBar()->kind(), app::NoticeBar::Kind::Refused);
         QVERIFY2(window.noticeBar()->text().contains(QStringLiteral("1,020")),
                  qPrintable(window.noticeBar()->text()));
@@ -197,12 +212,48 @@ private slots:
         QCOMPARE(core::dataParallel(kept), std::int64_t{128});
         QCOMPARE(kept.placement.shards.size(), std::size_t{3});
         QCOMPARE(window.noticeBar()->kind(), app::NoticeBar::Kind::Adjusted);
-        QVERIFY2(window.noticeBar()->text().contains(QStringLiteral("12,288 of 24,576 GPUs idle")),
+        QVERIFY2(
+            window.noticeBar()->text().contains(QStringLiteral("12,288 of 24,576 GPUs idle, $")),
+            qPrintable(window.noticeBar()->text()));
+        QVERIFY2(window.noticeBar()->text().contains(QStringLiteral(" an hour")),
                  qPrintable(window.noticeBar()->text()));
         QCOMPARE(doc->undoStack()->undoText(),
                  QStringLiteral(
                      "Set Layout to building-a ─DP─ building-b ─DP─ dc-3, DP 128 (Batch Kept)"));
         doc->undoStack()->undo();
+        QCOMPARE(doc->scenario(), ppAcross);
+
+        // The same answer for the rest of the session: asked once, then not; the Edit menu shows
+        // the standing answer and takes it back.
+        QAction* askEachTime = nullptr;
+        QAction* keepAlways = nullptr;
+        for (QAction* action : window.findChildren<QAction*>()) {
+            if (action->text() == QStringLiteral("&Ask Each Time"))
+                askEachTime = action;
+            if (action->text() == QStringLiteral("&Keep the Batch, Leave GPUs Idle"))
+                keepAlways = action;
+        }
+        QVERIFY(askEachTime && keepAlways);
+        QVERIFY(askEachTime->isChecked() && !keepAlways->isChecked());
+        silent->batchRemember = true;
+        emit combo->activated(dpItem);
+        QCOMPARE(core::dataParallel(doc->scenario()), std::int64_t{128});
+        QVERIFY(keepAlways->isChecked() && !askEachTime->isChecked());
+        doc->undoStack()->undo();
+        silent->batchRemember = false;
+        silent->batchAnswer = app::BatchAnswer::Cancel; // not asked: the standing answer holds
+        const qsizetype askedBefore = silent->batchOffers.size();
+        emit combo->activated(dpItem);
+        QCOMPARE(silent->batchOffers.size(), askedBefore);
+        QCOMPARE(core::dataParallel(doc->scenario()), std::int64_t{128});
+        QVERIFY2(window.noticeBar()->text().contains(
+                     QStringLiteral("as set in Edit > Global Batch When DP Changes")),
+                 qPrintable(window.noticeBar()->text()));
+        doc->undoStack()->undo();
+        askEachTime->trigger(); // asked again, and the user cancels
+        QVERIFY(!keepAlways->isChecked());
+        emit combo->activated(dpItem);
+        QCOMPARE(silent->batchOffers.size(), askedBefore + 1);
         QCOMPARE(doc->scenario(), ppAcross);
 
         // Change the batch: DP 255 and 1,020 sequences.

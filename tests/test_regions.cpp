@@ -103,6 +103,23 @@ private slots:
         QCOMPARE(doc->scenario(), before);
     }
 
+    void newLinkInARegionTakesItsLength()
+    {
+        QVERIFY(m_window->openPreset(kTwoBuildings));
+        app::Document* doc = m_window->document();
+        core::Scenario near = doc->scenario();
+        QCOMPARE(near.topology.links.size(), std::size_t{1});
+        near.topology.links.front().distanceKm = 5.0;
+        QVERIFY(m_window->edits()->apply(near, QStringLiteral("Set Distance"), false));
+        // A third building of the same region: linked at the region's 5 km, not a campus's 10.
+        m_window->topologyCanvas()->requestAddDatacenter();
+        const core::Topology& t = doc->scenario().topology;
+        QCOMPARE(t.datacenters.size(), std::size_t{3});
+        QCOMPARE(t.datacenters.back().regionId, t.datacenters.front().regionId);
+        QCOMPARE(t.links.size(), std::size_t{2});
+        QCOMPARE(t.links.back().distanceKm, 5.0);
+    }
+
     void renameOnTheRegionPage()
     {
         QVERIFY(m_window->openPreset(kThreeRegions));

@@ -24,4 +24,10 @@ QColor mixColors(const QColor& a, const QColor& b, double t)
                             mix(a.blueF(), b.blueF()), mix(a.alphaF(), b.alphaF()));
 }
 
+QColor pinPaletteColor(int index)
+{
+    const auto n = static_cast<int>(kPinPalette.size());
+    return QColor(QLatin1String(kPinPalette[static_cast<std::size_t>(((index % n) + n) % n)]));
+}
+
 } // namespace archipelago::views

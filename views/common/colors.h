@@ -41,4 +41,20 @@ double linkCapacityWidth(double gbps);
 // `a` blended towards `b` by t in [0, 1].
 QColor mixColors(const QColor& a, const QColor& b, double t);
 
+// Design points, in the window's plots and table and in the report (the classic Tableau 10,
+// matplotlib's "tab10"): the current design in its blue, pins in turn from the rest, and the
+// Explore panel's preview in the grey no pin takes.
+inline constexpr std::array<const char*, 8> kPinPalette{"#ff7f0e", "#2ca02c", "#d62728", "#9467bd",
+                                                        "#8c564b", "#e377c2", "#17becf", "#bcbd22"};
+inline QColor currentDesignColor()
+{
+    return QColor(0x1f, 0x77, 0xb4);
+}
+inline QColor previewDesignColor()
+{
+    return QColor(0x7f, 0x7f, 0x7f);
+}
+// The pin palette's colour for the index-th pin, wrapping around.
+QColor pinPaletteColor(int index);
+
 } // namespace archipelago::views

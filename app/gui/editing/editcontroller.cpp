@@ -5,11 +5,14 @@
 #include "commands/pincommands.h"
 #include "commands/scenarioedit.h"
 #include "commands/valuecommands.h"
+#include "common/colors.h"
 #include "common/format.h"
 #include "document/document.h"
 #include "editing/edittext.h"
 #include "editing/editvalidation.h"
 #include "editing/topologyedits.h"
+#include "evaluation/costmodel.h"
+#include "evaluation/runcost.h"
 #include "io/scenarioio.h"
 #include "model/scenariolimits.h"
 
@@ -18,15 +21,11 @@
 
 #include <algorithm>
 #include <array>
+#include <cmath>
 
 namespace archipelago::app {
 
 namespace {
-
-// Distinct on light and dark backgrounds (Tableau 10); the current point is drawn in its own
-// colour by the plots, so pins start with the second.
-constexpr std::array<const char*, 8> kPinPalette{"#ff7f0e", "#2ca02c", "#d62728", "#9467bd",
-                                                 "#8c564b", "#e377c2", "#17becf", "#bcbd22"};
 
 // The part of the scenario an edit changed, for its undo text when describeEdit recognises no
 // single field ("Change Workload", "Change 2 Datacenters").
@@ -59,12 +58,40 @@ QString partEdited(const core::Scenario& before, const core::Scenario& after)
     return EditController::tr("Change Scenario");
 }
 
+// What keeping the batch leaves idle, and what the idle GPUs cost: the cluster's price per GPU-hour
+// without the network (evaluation/runcost.h), over the kept design's time to train with failures.
+void describeIdleGpus(const core::Scenario& kept, BatchQuestion& question)
+{
+    question.keepDataParallel = core::dataParallel(kept);
+    question.totalGpus = core::totalGpus(kept.topology);
+    question.keepIdleGpus = question.totalGpus - question.keepDataParallel * kept.parallelism.tp *
+                                                     kept.parallelism.cp * kept.parallelism.pp;
+    const core::RunCost perHour =
+        core::runCostPerHour(kept, core::effectiveCatalog(kept), 0.0, 0.0);
+    if (!perHour.priced || question.keepIdleGpus <= 0)
+        return;
+    question.keepIdleUsdPerHour =
+        perHour.usdPerGpuHour * static_cast<double>(question.keepIdleGpus);
+    const core::Evaluation ev = core::evaluate(kept);
+    if (ev.ok && std::isfinite(ev.goodput.effectiveTimeToTrainS))
+        question.keepIdleRunUsd =
+            question.keepIdleUsdPerHour * ev.goodput.effectiveTimeToTrainS / 3600.0;
+}
+
 } // namespace
 
 EditController::EditController(Document* document, QObject* parent)
     : QObject(parent)
     , m_document(document)
 {}
+
+void EditController::setBatchPolicy(BatchPolicy policy)
+{
+    if (policy == m_batchPolicy)
+        return;
+    m_batchPolicy = policy;
+    emit batchPolicyChanged(policy);
+}
 
 bool EditController::refuse(const QString& reason)
 {
@@ -95,33 +122,51 @@ bool EditController::apply(const core::Scenario& target, const QString& text, bo
         // The other way out: the batch kept, fewer replicas, some GPUs idle.
         BatchQuestion question{text, edit.batchQuestion, edit.batchBefore, edit.batchAfter};
         const std::optional<core::Scenario> kept = keepingBatch(*edit.scenario, edit.batchBefore);
-        if (kept) {
-            question.keepDataParallel = core::dataParallel(*kept);
-            question.totalGpus = core::totalGpus(kept->topology);
-            question.keepIdleGpus =
-                question.totalGpus - question.keepDataParallel * kept->parallelism.tp *
-                                         kept->parallelism.cp * kept->parallelism.pp;
-        }
-        const BatchAnswer answer =
-            m_confirmBatch ? m_confirmBatch(question) : BatchAnswer::ChangeBatch;
-        if (answer == BatchAnswer::Cancel || (answer == BatchAnswer::KeepBatch && !kept))
+        if (kept)
+            describeIdleGpus(*kept, question);
+        // The user's standing answer (Edit > Global Batch When DP Changes) when it applies.
+        BatchReply reply{BatchAnswer::ChangeBatch, false};
+        const bool standing = m_batchPolicy == BatchPolicy::ChangeBatch ||
+                              (m_batchPolicy == BatchPolicy::KeepBatch && kept);
+        if (standing)
+            reply.answer = m_batchPolicy == BatchPolicy::KeepBatch ? BatchAnswer::KeepBatch
+                                                                   : BatchAnswer::ChangeBatch;
+        else if (m_confirmBatch)
+            reply = m_confirmBatch(question);
+        if (reply.answer == BatchAnswer::Cancel ||
+            (reply.answer == BatchAnswer::KeepBatch && !kept))
             return refuse(tr("%1 cancelled: it needs global batch %2 instead of %3 sequences")
                               .arg(text, english.toString(edit.batchAfter),
                                    english.toString(edit.batchBefore)));
-        if (answer == BatchAnswer::KeepBatch) {
+        if (reply.remember)
+            setBatchPolicy(reply.answer == BatchAnswer::KeepBatch ? BatchPolicy::KeepBatch
+                                                                  : BatchPolicy::ChangeBatch);
+        const QString prefix = alsoDone.isEmpty() ? QString() : alsoDone + QStringLiteral("; ");
+        const QString asSet =
+            standing ? tr(" (as set in Edit > Global Batch When DP Changes)") : QString();
+        if (reply.answer == BatchAnswer::KeepBatch) {
             result = *kept;
             undoText =
                 tr("%1, DP %2 (Batch Kept)").arg(text, english.toString(question.keepDataParallel));
-            note = tr("%1global batch kept at %2 sequences with DP %3: %4 of %5 GPUs idle")
-                       .arg(alsoDone.isEmpty() ? QString() : alsoDone + QStringLiteral("; "),
-                            english.toString(edit.batchBefore),
-                            english.toString(question.keepDataParallel),
-                            english.toString(question.keepIdleGpus),
-                            english.toString(question.totalGpus));
+            note =
+                tr("%1global batch kept at %2 sequences with DP %3: %4 of %5 GPUs idle%6%7")
+                    .arg(prefix, english.toString(edit.batchBefore),
+                         english.toString(question.keepDataParallel),
+                         english.toString(question.keepIdleGpus),
+                         english.toString(question.totalGpus),
+                         question.keepIdleUsdPerHour > 0.0
+                             ? tr(", %1 an hour").arg(views::formatUsd(question.keepIdleUsdPerHour))
+                             : QString(),
+                         asSet);
         } else {
             undoText = tr("%1 and Global Batch %2 → %3")
                            .arg(text, english.toString(edit.batchBefore),
                                 english.toString(edit.batchAfter));
+            if (standing)
+                note = tr("%1global batch %2 → %3 sequences to divide into DP %4%5")
+                           .arg(prefix, english.toString(edit.batchBefore),
+                                english.toString(edit.batchAfter),
+                                english.toString(core::dataParallel(result)), asSet);
         }
     }
     if (std::unique_ptr<QUndoCommand> command = makeScenarioEdit(m_document, result, undoText))
@@ -300,7 +345,7 @@ QColor EditController::pinColor(const core::PinnedScenario& pin, int index)
     const QColor own(QString::fromStdString(pin.color));
     if (!pin.color.empty() && own.isValid())
         return own;
-    return QColor(QLatin1String(kPinPalette[static_cast<std::size_t>(index) % kPinPalette.size()]));
+    return views::pinPaletteColor(index);
 }
 
 void EditController::pin(const core::Scenario& scenario, QString name, QColor color)
@@ -322,8 +367,8 @@ void EditController::pin(const core::Scenario& scenario, QString name, QColor co
             if (!used(tr("Pin %1").arg(n).toStdString(), false))
                 name = tr("Pin %1").arg(n);
     if (!color.isValid()) {
-        color = QColor(QLatin1String(kPinPalette[pins.size() % kPinPalette.size()]));
-        for (const char* candidate : kPinPalette)
+        color = views::pinPaletteColor(static_cast<int>(pins.size()));
+        for (const char* candidate : views::kPinPalette)
             if (!used(candidate, true)) {
                 color = QColor(QLatin1String(candidate));
                 break;

@@ -82,23 +82,28 @@ public:
     // applies it with the batch as it was and fewer data-parallel replicas (the question says how
     // many GPUs that leaves idle; offered only when such a placement is valid); Cancel refuses
     // the edit. Without a confirmation (a controller with no window: scripts, tests) the batch
-    // follows and adjusted() says so.
-    void setBatchConfirmation(std::function<BatchAnswer(const BatchQuestion&)> ask)
+    // follows and adjusted() says so. A standing policy other than Ask answers without asking
+    // (KeepBatch asks when the batch cannot be kept); a reply that says `remember` sets it.
+    void setBatchConfirmation(std::function<BatchReply(const BatchQuestion&)> ask)
     {
         m_confirmBatch = std::move(ask);
     }
+    BatchPolicy batchPolicy() const { return m_batchPolicy; }
+    void setBatchPolicy(BatchPolicy policy);
 
 signals:
     void refused(const QString& reason);
     // An edit was applied with a dependent quantity adjusted to keep the document valid
     // ("Add Pod: global batch 8 → 16 sequences to divide micro-batch 1 × DP 16").
     void adjusted(const QString& message);
+    void batchPolicyChanged(archipelago::app::BatchPolicy policy);
 
 private:
     bool refuse(const QString& reason);
 
     Document* m_document;
-    std::function<BatchAnswer(const BatchQuestion&)> m_confirmBatch;
+    std::function<BatchReply(const BatchQuestion&)> m_confirmBatch;
+    BatchPolicy m_batchPolicy = BatchPolicy::Ask;
 };
 
 } // namespace archipelago::app

@@ -49,6 +49,10 @@ struct BatchQuestion
     std::int64_t keepDataParallel = 0;
     std::int64_t keepIdleGpus = 0;
     std::int64_t totalGpus = 0;
+    // What the idle GPUs cost (0 when the catalog prices nothing): an hour, and over the kept
+    // design's time to train with failures.
+    double keepIdleUsdPerHour = 0.0;
+    double keepIdleRunUsd = 0.0;
     bool canKeepBatch() const { return keepDataParallel > 0; }
 };
 enum class BatchAnswer
@@ -56,6 +60,18 @@ enum class BatchAnswer
     ChangeBatch, // apply the edit with the batch fitted to the new DP
     KeepBatch,   // apply it with the batch kept and some GPUs idle
     Cancel       // do not apply it
+};
+struct BatchReply
+{
+    BatchAnswer answer = BatchAnswer::Cancel;
+    bool remember = false; // the same answer, without asking, for the rest of the session
+};
+// A standing answer to the question (Edit > Global Batch When DP Changes).
+enum class BatchPolicy
+{
+    Ask,
+    ChangeBatch,
+    KeepBatch // falls back to asking when the batch cannot be kept
 };
 
 // The errors (not the warnings) core::checkScenario finds, against the effective catalog.

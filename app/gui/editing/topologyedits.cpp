@@ -32,6 +32,23 @@ const core::Datacenter* datacenterOrFirst(const core::Topology& t, core::Id id)
     return t.datacenters.empty() ? nullptr : &t.datacenters.front();
 }
 
+// A new link inside a region is as long as that region's links already are: those touching `a`
+// or `b` first, then any other; 0 when the region has none.
+double regionLinkKm(const core::Topology& t, core::Id region, core::Id a, core::Id b)
+{
+    double touching = 0.0;
+    double other = 0.0;
+    for (const core::DciLink& l : t.links) {
+        const core::Datacenter* la = core::findDatacenter(t, l.a);
+        const core::Datacenter* lb = core::findDatacenter(t, l.b);
+        if (!la || !lb || la->regionId != region || lb->regionId != region)
+            continue;
+        double& slot = (l.a == a || l.b == a || l.a == b || l.b == b) ? touching : other;
+        slot = slot > 0.0 ? std::min(slot, l.distanceKm) : l.distanceKm;
+    }
+    return touching > 0.0 ? touching : other;
+}
+
 } // namespace
 
 core::DciLink TopologyEdits::defaultLink(const core::Scenario& scenario, core::Id a, core::Id b)
@@ -47,8 +64,13 @@ core::DciLink TopologyEdits::defaultLink(const core::Scenario& scenario, core::I
     link.distanceKm = kCampusKm;
     const core::Datacenter* da = core::findDatacenter(scenario.topology, a);
     const core::Datacenter* db = core::findDatacenter(scenario.topology, b);
+    // Between regions the canvas distance reads as km; inside one, the region's own link length
+    // (a campus's 10 km when it has none: the canvas draws a region's buildings side by side).
     if (da && db && da->regionId != db->regionId)
         link.distanceKm = std::max(kCampusKm, std::round(std::hypot(da->x - db->x, da->y - db->y)));
+    else if (da && db)
+        if (const double km = regionLinkKm(scenario.topology, da->regionId, a, b); km > 0.0)
+            link.distanceKm = km;
     const core::Catalog catalog = core::effectiveCatalog(scenario);
     const core::OpticSpec* optic = catalog.optic(link.optic);
     if (optic && link.distanceKm * 1000.0 > optic->maxReachM)

@@ -1,6 +1,7 @@
 #include "panels/explorepanel.h"
 
 #include "commands/sweepcommands.h"
+#include "common/colors.h"
 #include "common/format.h"
 #include "common/scenariotext.h"
 #include "document/document.h"
@@ -35,7 +36,6 @@ namespace archipelago::app {
 namespace {
 
 constexpr int kTop = 10;
-const QColor kPreviewColor(0xff, 0x7f, 0x0e);
 
 // A point's name, from what most often tells two points apart: "TP8 PP16 DP128 v4 mb1", then
 // the placement boundary and the DCI transport when the point sets them; the comparison table
@@ -561,7 +561,7 @@ bool ExplorePanel::previewPoint(std::uint64_t index)
     m_previewKnobs = made->point;
     m_preview =
         views::EvaluatedDesign{tr("Preview: %1").arg(pointName(made->scenario, made->point)),
-                               kPreviewColor, made->scenario, evaluation};
+                               views::previewDesignColor(), made->scenario, evaluation};
     core::SweepPoint described;
     described.point = made->point;
     described.dataParallel = core::dataParallel(made->scenario);

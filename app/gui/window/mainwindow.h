@@ -145,6 +145,7 @@ private:
     void createActions();
     void createFileMenu();
     void createEditMenu();
+    void createBatchPolicyMenu(QMenu* edit);
     void createViewMenu();
     void createStatusBar();
     void fillPresetMenu();

@@ -5,8 +5,10 @@
 #include "document/evaluator.h"
 #include "document/presetlibrary.h"
 #include "document/recentfiles.h"
+#include "editing/editcontroller.h"
 #include "editing/quickedits.h"
 #include "panels/explorepanel.h"
+#include "tables/evaluationsummary.h"
 #include "topology/topologycanvas.h"
 #include "window/exportdata.h"
 #include "window/helpdialogs.h"
@@ -15,6 +17,7 @@
 #include "window/undorouting.h"
 
 #include <QAction>
+#include <QActionGroup>
 #include <QDockWidget>
 #include <QFileInfo>
 #include <QLabel>
@@ -23,6 +26,9 @@
 #include <QStatusBar>
 #include <QTabWidget>
 #include <QUndoStack>
+
+#include <array>
+#include <utility>
 
 namespace archipelago::app {
 
@@ -149,7 +155,34 @@ void MainWindow::createEditMenu()
                        tr("Snapshot the current scenario for comparison in every plot")),
             &QAction::triggered, this, &MainWindow::pinCurrent);
     edit->addSeparator();
+    createBatchPolicyMenu(edit);
+    edit->addSeparator();
     m_quickEdits = new QuickEdits(m_edits, edit, this);
+}
+
+void MainWindow::createBatchPolicyMenu(QMenu* edit)
+{
+    // What an edit that changes DP does when the global batch no longer divides: ask each time
+    // (the default), or one standing answer, set here or by the question's check box.
+    QMenu* menu = edit->addMenu(tr("Global &Batch When DP Changes"));
+    auto* group = new QActionGroup(menu);
+    const std::array<std::pair<BatchPolicy, QString>, 3> choices{
+        {{BatchPolicy::Ask, tr("&Ask Each Time")},
+         {BatchPolicy::ChangeBatch, tr("&Change the Batch to Fit")},
+         {BatchPolicy::KeepBatch, tr("&Keep the Batch, Leave GPUs Idle")}}};
+    for (const auto& [policy, label] : choices) {
+        QAction* action = menu->addAction(label);
+        action->setCheckable(true);
+        action->setChecked(m_edits->batchPolicy() == policy);
+        action->setData(static_cast<int>(policy));
+        group->addAction(action);
+        connect(action, &QAction::triggered, this,
+                [this, policy] { m_edits->setBatchPolicy(policy); });
+    }
+    connect(m_edits, &EditController::batchPolicyChanged, group, [group](BatchPolicy policy) {
+        for (QAction* action : group->actions())
+            action->setChecked(action->data().toInt() == static_cast<int>(policy));
+    });
 }
 
 void MainWindow::createViewMenu()
@@ -214,11 +247,13 @@ void MainWindow::updateStatusBar(const core::Evaluation& e)
     m_statusMfu->setText(tr("MFU %1").arg(e.ok ? views::formatPercent(e.mfu) : none));
     m_statusBubble->setText(QStringLiteral("%1 %2").arg(
         views::bubbleRatioName(), e.ok ? views::formatBubbleRatio(e.bubbleRatio) : none));
-    m_statusMemory->setText(e.ok ? tr("Memory %1 / %2 %3")
-                                       .arg(views::formatGib(e.memoryPeakGib),
-                                            views::formatGib(e.hbmGib),
-                                            e.fitsInMemory ? tr("(fits)") : tr("(OUT OF MEMORY)"))
-                                 : tr("Memory %1").arg(none));
+    m_statusMemory->setText(
+        e.ok ? tr("Memory %1 / %2 %3")
+                   .arg(views::formatGib(e.memoryPeakGib), views::formatGib(e.hbmGib),
+                        views::memoryFit(e) == views::MemoryFit::Fits ? tr("(fits)")
+                        : e.fitsInMemory                              ? tr("(tight)")
+                                                                      : tr("(OUT OF MEMORY)"))
+             : tr("Memory %1").arg(none));
     // Red reads on light and dark palettes alike.
     m_statusMemory->setStyleSheet(e.ok && !e.fitsInMemory ? QStringLiteral("color: #e53935")
                                                           : QString());

@@ -2,6 +2,7 @@
 // refresh after each document change and each published evaluation.
 #include "window/mainwindow.h"
 
+#include "common/colors.h"
 #include "common/format.h"
 #include "document/evaluator.h"
 #include "document/pinevaluations.h"
@@ -34,10 +35,6 @@
 namespace archipelago::app {
 
 namespace {
-
-// The current design point's colour: the first of the plots' palette family, distinct from
-// the pins' (EditController's palette starts at the second).
-const QColor kCurrentColor(0x1f, 0x77, 0xb4);
 
 using ItemKind = views::ScenarioItem::Kind;
 
@@ -374,8 +371,8 @@ void MainWindow::refreshDesignPoints()
     if (!current)
         return;
     const std::shared_ptr<const core::Scenario> scenario = m_evaluator->evaluatedScenario();
-    m_currentPoint = {tr("Current"), kCurrentColor, scenario ? *scenario : m_document->scenario(),
-                      *current};
+    m_currentPoint = {tr("Current"), views::currentDesignColor(),
+                      scenario ? *scenario : m_document->scenario(), *current};
     // The Explore panel's preview beside the pins, until it is cleared.
     QList<views::EvaluatedDesign> shown = m_pinnedPoints;
     if (m_previewPoint)

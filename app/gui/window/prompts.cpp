@@ -2,6 +2,9 @@
 
 #include "window/diagnosticsdialog.h"
 
+#include "common/format.h"
+
+#include <QCheckBox>
 #include <QFileDialog>
 #include <QLocale>
 #include <QMessageBox>
@@ -96,21 +99,31 @@ Prompts::RecoverChoice Prompts::askRecover(QWidget* parent, const QString& fileN
     return RecoverChoice::Later;
 }
 
-BatchAnswer Prompts::askChangeGlobalBatch(QWidget* parent, const BatchQuestion& question)
+BatchReply Prompts::askChangeGlobalBatch(QWidget* parent, const BatchQuestion& question)
 {
     const QLocale english(QLocale::English);
     QString text = question.question;
-    if (question.canKeepBatch())
+    if (question.canKeepBatch()) {
+        // What the idle GPUs cost, when the catalog prices the cluster.
+        QString cost;
+        if (question.keepIdleRunUsd > 0.0)
+            cost = QObject::tr(": %1 an hour, %2 over the run")
+                       .arg(views::formatUsd(question.keepIdleUsdPerHour),
+                            views::formatUsd(question.keepIdleRunUsd));
+        else if (question.keepIdleUsdPerHour > 0.0)
+            cost = QObject::tr(": %1 an hour").arg(views::formatUsd(question.keepIdleUsdPerHour));
         text +=
             QObject::tr("\n\nOr keep %1 sequences with DP %2 instead: %3 of %4 GPUs (%5) "
-                        "sit idle, paid for and doing nothing.")
+                        "sit idle, paid for and doing nothing%6.")
                 .arg(english.toString(question.batchBefore),
                      english.toString(question.keepDataParallel),
                      english.toString(question.keepIdleGpus), english.toString(question.totalGpus),
                      QStringLiteral("%1 %").arg(
                          100.0 * static_cast<double>(question.keepIdleGpus) /
                              static_cast<double>(std::max<std::int64_t>(1, question.totalGpus)),
-                         0, 'f', 0));
+                         0, 'f', 0),
+                     cost);
+    }
     QMessageBox box(QMessageBox::Question, QObject::tr("Change the Global Batch?"), text,
                     QMessageBox::NoButton, parent);
     QPushButton* change = box.addButton(
@@ -127,13 +140,17 @@ BatchAnswer Prompts::askChangeGlobalBatch(QWidget* parent, const BatchQuestion& 
         QObject::tr("%1. A different global batch is a different training job: design points "
                     "with different batches do not compare like for like.")
             .arg(question.edit));
+    // Building a plan bottom-up changes DP at every step: one answer can stand for the rest.
+    auto* remember = new QCheckBox(
+        QObject::tr("Do the same for the rest of this session (Edit > Global Batch When DP "
+                    "Changes)"));
+    box.setCheckBox(remember);
     box.setDefaultButton(change);
     box.exec();
-    if (box.clickedButton() == change)
-        return BatchAnswer::ChangeBatch;
-    if (keep && box.clickedButton() == keep)
-        return BatchAnswer::KeepBatch;
-    return BatchAnswer::Cancel;
+    const bool kept = keep && box.clickedButton() == keep;
+    if (box.clickedButton() != change && !kept)
+        return {BatchAnswer::Cancel, false};
+    return {kept ? BatchAnswer::KeepBatch : BatchAnswer::ChangeBatch, remember->isChecked()};
 }
 
 Prompts::SaveChoice SilentPrompts::askSaveChanges(QWidget*, const QString&)

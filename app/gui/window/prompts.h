@@ -48,7 +48,7 @@ public:
     // what to what, and why): change it as part of the edit, keep it and leave GPUs idle (when
     // the question offers that), or cancel the edit? A side effect on the workload is never
     // silent.
-    virtual BatchAnswer askChangeGlobalBatch(QWidget* parent, const BatchQuestion& question);
+    virtual BatchReply askChangeGlobalBatch(QWidget* parent, const BatchQuestion& question);
 };
 
 // Answers without asking: discard changes, cancel file dialogs (or answer Save As with
@@ -76,14 +76,15 @@ public:
     RecoverChoice recover = RecoverChoice::Later;
     int recoverQuestions = 0;
     QStringList recoverFiles; // the documents asked about, in order ("" for untitled work)
-    BatchAnswer askChangeGlobalBatch(QWidget*, const BatchQuestion& question) override
+    BatchReply askChangeGlobalBatch(QWidget*, const BatchQuestion& question) override
     {
         batchQuestions.append(question.question);
         batchOffers.append(question);
-        return batchAnswer;
+        return {batchAnswer, batchRemember};
     }
-    // The answer to "change the global batch with the edit?"
+    // The answer to "change the global batch with the edit?", and whether it stands
     BatchAnswer batchAnswer = BatchAnswer::ChangeBatch;
+    bool batchRemember = false;
     QStringList batchQuestions;       // the questions asked, in order
     QList<BatchQuestion> batchOffers; // the same, with what keeping the batch would mean
     QStringList errors;               // one line per diagnostic or error shown
