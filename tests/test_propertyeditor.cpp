@@ -6,6 +6,7 @@
 #include "model/placementpresets.h"
 #include "propertyeditor/propertyeditor.h"
 #include "propertyeditor/propertyeditordatacenter.h"
+#include "propertyeditor/propertyeditorfields.h"
 #include "propertyeditor/propertyeditorlink.h"
 #include "propertyeditor/propertyeditorparallelism.h"
 #include "propertyeditor/propertyeditorschedule.h"
@@ -579,7 +580,30 @@ void TestPropertyEditor::nothingClipsAtDockWidth()
             QVERIFY2(topLeft.x() + w->width() <= viewport->width(), qPrintable(what));
             QVERIFY2(w->width() >= w->minimumSizeHint().width(), qPrintable(what));
         }
+        // A field's name too long for its column wraps onto a second line, tall enough to be
+        // read whole ("Pipeline parallel PP" over "(stages)"), rather than "Pipeline parallel
+        // PP (stag…".
+        for (views::ElidedLabel* label : page->findChildren<views::ElidedLabel*>()) {
+            if (!label->isVisible())
+                continue;
+            const QString what = QStringLiteral("%1 at %2: \"%3\" in %4 × %5 px")
+                                     .arg(page->title())
+                                     .arg(width)
+                                     .arg(label->text())
+                                     .arg(label->width())
+                                     .arg(label->height());
+            QVERIFY2(label->height() >= label->heightForWidth(label->width()), qPrintable(what));
+            if (kind == Kind::Parallelism && label->text().contains(QStringLiteral(" parallel ")))
+                QVERIFY2(!label->isElided(), qPrintable(what));
+        }
     }
+    // The wrap itself: whole words on the first line, the rest elided on the second.
+    views::ElidedLabel label(QStringLiteral("Pipeline parallel PP (stages)"));
+    const int narrow =
+        label.fontMetrics().horizontalAdvance(QStringLiteral("Pipeline parallel PP (s"));
+    QCOMPARE(label.shownLines(narrow),
+             QStringList({QStringLiteral("Pipeline parallel PP"), QStringLiteral("(stages)")}));
+    QCOMPARE(label.shownLines(10 * narrow), QStringList{label.text()});
 }
 
 void TestPropertyEditor::renderToPng()

@@ -1,6 +1,7 @@
 // The review report (app/report): `archipelago-cli report` end to end on a preset — the PDF's
 // pages, paper sizes and section titles, the HTML's self-containment and section order, the
 // sweep section and the command's exit codes — and the built-in validation summary it quotes.
+#include "report/reportbuilder.h"
 #include "report/reportcommand.h"
 #include "report/reportinput.h"
 #include "report/reportsweep.h"
@@ -254,6 +255,34 @@ private slots:
         input.current.scenario = s;
         QCOMPARE(report::buildReport(input).title,
                  QStringLiteral("Capacity-planning review: Three buildings"));
+    }
+
+    // A value that prints the same as the baseline's is not marked better or worse ("94.1" red
+    // beside "94.1"); one that prints differently is.
+    void comparisonMarksWhatPrintsDifferently()
+    {
+        views::EvaluatedDesign pin;
+        pin.name = QStringLiteral("Pin 1");
+        pin.evaluation.ok = true;
+        pin.evaluation.iterationTimeS = 7.0;
+        pin.evaluation.goodput.ettr = 0.94112;
+        views::EvaluatedDesign current = pin;
+        current.name = QStringLiteral("Current");
+        current.evaluation.iterationTimeS = 6.613;
+        current.evaluation.goodput.ettr = 0.94114;
+        const report::ReportTable t = report::comparisonTable({pin, current});
+        auto rowOf = [&t](const QString& label) {
+            for (qsizetype r = 0; r < t.rows.size(); ++r)
+                if (t.rows[r].front() == label)
+                    return r;
+            return qsizetype{-1};
+        };
+        const qsizetype ettr = rowOf(QStringLiteral("ETTR (%)"));
+        const qsizetype iteration = rowOf(QStringLiteral("Iteration time (s)"));
+        QVERIFY(ettr >= 0 && iteration >= 0);
+        QCOMPARE(t.rows[ettr][1], QStringLiteral("94.1"));
+        QCOMPARE(t.marks[ettr][1], report::CellMark::None);
+        QCOMPARE(t.marks[iteration][1], report::CellMark::Worse);
     }
 
     void htmlIsSelfContained()

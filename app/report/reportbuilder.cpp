@@ -620,7 +620,8 @@ ReportTable comparisonTable(const QList<views::EvaluatedDesign>& points)
             const std::optional<double> v = row.numberFor(p);
             CellMark mark = CellMark::None;
             const bool isBaseline = i == points.size() - 1;
-            if (!isBaseline && v && base && *v != *base) {
+            // As in the window's table: two values that print the same are not flagged.
+            if (!isBaseline && v && base && *v != *base && text != baseText) {
                 if (row.relativeDelta && *base != 0.0)
                     text += QStringLiteral(" (%1%2%)")
                                 .arg(*v > *base ? "+" : "")

@@ -320,6 +320,9 @@ QSize ElidedLabel::sizeHint() const
     QSize size = QLabel::sizeHint();
     const int cap = m_widthCap > 0 ? m_widthCap : fontMetrics().averageCharWidth() * 26;
     size.setWidth(std::min(size.width(), cap));
+    // Tall enough for the lines it wraps onto at that width (a form layout asks labels for their
+    // size hint, not their height for a width).
+    size.setHeight(std::max(size.height(), heightForWidth(size.width())));
     return size;
 }
 
@@ -327,21 +330,61 @@ QSize ElidedLabel::minimumSizeHint() const
 {
     QSize size = QLabel::minimumSizeHint();
     size.setWidth(std::min(size.width(), fontMetrics().averageCharWidth() * 8));
+    size.setHeight(sizeHint().height());
     return size;
+}
+
+QStringList ElidedLabel::shownLines(int width) const
+{
+    const QFontMetrics metrics = fontMetrics();
+    const QString full = text();
+    if (metrics.horizontalAdvance(full) <= width)
+        return {full};
+    const QStringList words = full.split(QLatin1Char(' '), Qt::SkipEmptyParts);
+    QString first;
+    qsizetype taken = 0;
+    for (; taken < words.size(); ++taken) {
+        const QString longer =
+            first.isEmpty() ? words[taken] : first + QLatin1Char(' ') + words[taken];
+        if (metrics.horizontalAdvance(longer) > width)
+            break;
+        first = longer;
+    }
+    if (first.isEmpty()) // not even the first word fits
+        return {metrics.elidedText(full, Qt::ElideRight, width)};
+    return {first,
+            metrics.elidedText(words.mid(taken).join(QLatin1Char(' ')), Qt::ElideRight, width)};
+}
+
+int ElidedLabel::heightForWidth(int width) const
+{
+    const QMargins margins = contentsMargins();
+    const auto lines = shownLines(width - margins.left() - margins.right()).size();
+    return static_cast<int>(lines) * fontMetrics().lineSpacing() + margins.top() + margins.bottom();
 }
 
 bool ElidedLabel::isElided() const
 {
-    return fontMetrics().horizontalAdvance(text()) > contentsRect().width();
+    return shownLines(contentsRect().width()).join(QLatin1Char(' ')) != text();
 }
 
 void ElidedLabel::paintEvent(QPaintEvent*)
 {
     QPainter painter(this);
     const QRect rect = contentsRect();
-    const QString shown = fontMetrics().elidedText(text(), Qt::ElideRight, rect.width());
-    style()->drawItemText(&painter, rect, static_cast<int>(alignment()) | Qt::TextSingleLine,
-                          palette(), isEnabled(), shown, foregroundRole());
+    const QStringList lines = shownLines(rect.width());
+    const int lineHeight = fontMetrics().lineSpacing();
+    // The block of lines centred as one line would be (the row's field sets its height).
+    int top =
+        rect.top() + std::max(0, (rect.height() - lineHeight * static_cast<int>(lines.size())) / 2);
+    for (const QString& line : lines) {
+        const QRect lineRect(rect.left(), top, rect.width(), lineHeight);
+        style()->drawItemText(&painter, lineRect,
+                              static_cast<int>(alignment() & Qt::AlignHorizontal_Mask) |
+                                  Qt::AlignVCenter | Qt::TextSingleLine,
+                              palette(), isEnabled(), line, foregroundRole());
+        top += lineHeight;
+    }
 }
 
 // ---------------------------------------------------------------- TextField

@@ -128,7 +128,12 @@ public:
     void setWidthCap(int pixels);
     QSize sizeHint() const override;
     QSize minimumSizeHint() const override;
+    bool hasHeightForWidth() const override { return true; }
+    int heightForWidth(int width) const override;
     bool isElided() const;
+    // The lines shown in `width` pixels: the text on one line when it fits, else word-wrapped
+    // onto two, the second elided ("Pipeline parallel PP" over "(stages)").
+    QStringList shownLines(int width) const;
 
 protected:
     void paintEvent(QPaintEvent* event) override;

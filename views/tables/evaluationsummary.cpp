@@ -82,6 +82,8 @@ QLabel* EvaluationSummary::addFigure(QFormLayout* form, const QString& name)
 {
     auto* value = new QLabel(this);
     value->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    // A narrow dock wraps a long figure ("71.2 days (27,984,370 GPU-hours)") rather than cut it.
+    value->setWordWrap(true);
     QFont bold = value->font();
     bold.setBold(true);
     value->setFont(bold);
@@ -131,7 +133,8 @@ void EvaluationSummary::setEvaluation(const core::Evaluation& e)
     const char* bad = "#c62828";
     const char* good = "#2e7d32";
     m_iteration->setText(e.ok ? formatSeconds(e.iterationTimeS) : QStringLiteral("—"));
-    m_tokens->setText(e.ok ? tr("%1 tokens/s").arg(formatWholeNumber(e.tokensPerS))
+    // A word joiner (U+2060) keeps "tokens/s" whole when the figure wraps.
+    m_tokens->setText(e.ok ? tr("%1 tokens/\u2060s").arg(formatWholeNumber(e.tokensPerS))
                            : QStringLiteral("—"));
     m_mfu->setText(e.ok ? QStringLiteral("%1 / %2").arg(formatPercent(e.mfu), formatPercent(e.hfu))
                         : QStringLiteral("—"));
@@ -248,11 +251,10 @@ void EvaluationSummary::setBreakdown(const core::Evaluation& e)
         if (seconds <= 0.0)
             continue; // parts that cost nothing in this design point only add noise
         const double share = e.iterationTimeS > 0.0 ? seconds / e.iterationTimeS : 0.0;
-        m_breakdown->addRow(
-            name + QLatin1Char(':'),
-            new QLabel(
-                tr("%1  (%2 of iteration)").arg(formatSeconds(seconds), formatPercent(share)),
-                this));
+        auto* value = new QLabel(
+            tr("%1  (%2 of iteration)").arg(formatSeconds(seconds), formatPercent(share)), this);
+        value->setWordWrap(true);
+        m_breakdown->addRow(name + QLatin1Char(':'), value);
     }
 }
 
