@@ -11,6 +11,7 @@
 #include "propertyeditor/propertyeditorparallelism.h"
 #include "propertyeditor/propertyeditorschedule.h"
 #include "propertyeditor/propertyeditorvalidation.h"
+#include "propertyeditor/propertyeditorworkload.h"
 
 #include "evaluation/costmodel.h"
 #include "io/editcheck.h"
@@ -105,6 +106,7 @@ private slots:
     void podEditThatBreaksTheBatchLetsTheBatchFollow();
     void warningsShowButDoNotBlock();
     void datacenterSyncEditsParallelism();
+    void modelWithOtherLayersResplitsTheStages();
     void numericFieldsHaveUnits_data();
     void numericFieldsHaveUnits();
     void nothingClipsAtDockWidth_data();
@@ -460,6 +462,32 @@ void TestPropertyEditor::warningsShowButDoNotBlock()
 
 // The "Across datacenters" section: the scheme and its H are parallelism edits, and the page
 // says when the scheme has no effect (the preset's DP stays inside each building).
+// Choosing a published model with another layer count (Llama 3 405B's 126 to 70B's 80) was
+// refused: the placement's layers per stage still added up to 126. The split follows the model.
+void TestPropertyEditor::modelWithOtherLayersResplitsTheStages()
+{
+    QVERIFY(!m_scenario.placement.layersPerStage.empty());
+    m_editor->setSelection(Kind::Workload);
+    IntentSpies spies(m_editor.get());
+    QSignalSpy refusals(m_editor.get(), &views::PropertyEditor::editRefused);
+    views::ChoiceField* model = m_editor->workloadEditor()->modelField();
+    const int index = model->findData(QStringLiteral("Llama 3 70B"));
+    QVERIFY(index > 0);
+    model->setCurrentIndex(index);
+    emit model->activated(index);
+    QVERIFY2(refusals.isEmpty(),
+             qPrintable(refusals.isEmpty() ? QString() : refusals.front().front().toString()));
+    QCOMPARE(spies.total(), qsizetype{1});
+    const core::Scenario applied = appliedAs(m_scenario, spies.at(0));
+    QCOMPARE(applied.workload.layers, 80);
+    QCOMPARE(applied.workload.globalBatch, m_scenario.workload.globalBatch);
+    int layers = 0;
+    for (int n : core::effectiveLayersPerStage(applied))
+        layers += n;
+    QCOMPARE(layers, 80);
+    QVERIFY(!hasErrors(applied));
+}
+
 void TestPropertyEditor::datacenterSyncEditsParallelism()
 {
     m_editor->setSelection(Kind::Parallelism);

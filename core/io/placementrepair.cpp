@@ -54,13 +54,15 @@ bool crossesWithPipeline(const Placement& placement)
     return false;
 }
 
-// A split of the old stage count means nothing for the new one: drop it (even split). When the
-// layers do not divide into pp * virtual stages the even split is not allowed, so spell out the
-// uneven one core uses (the first stages take the remainder).
+// A split of the old stage count, or of the old layer count (another model), means nothing for
+// the new one: drop it (even split). When the layers do not divide into pp * virtual stages the
+// even split is not allowed, so spell out the uneven one core uses (the first stages take the
+// remainder).
 void fitLayersPerStage(Scenario& s)
 {
-    if (s.placement.layersPerStage.size() !=
-        static_cast<std::size_t>(std::max(0, s.parallelism.pp)))
+    const std::vector<int>& split = s.placement.layersPerStage;
+    if (split.size() != static_cast<std::size_t>(std::max(0, s.parallelism.pp)) ||
+        std::accumulate(split.begin(), split.end(), std::int64_t{0}) != s.workload.layers)
         s.placement.layersPerStage.clear();
     const int chunks = s.parallelism.pp * std::max(1, s.parallelism.virtualStages);
     if (s.placement.layersPerStage.empty() && chunks > 0 && s.workload.layers % chunks != 0)

@@ -56,9 +56,10 @@ struct PlacementRepair
 // degrees, GPUs and placement shape guide the repair). Each candidate is checked against
 // `catalog` (the effective catalog of `edited`); the first valid one wins:
 //
-//  1. Kept: the edited placement as it is, then with the layers per stage fitted to pp (a
-//     split of the old stage count is dropped; an even split is spelled out when the layers do
-//     not divide into pp * virtual stages, as core::effectiveLayersPerStage would split them).
+//  1. Kept: the edited placement as it is, then with the layers per stage fitted to pp and the
+//     model (a split of the old stage or layer count is dropped; an even split is spelled out
+//     when the layers do not divide into pp * virtual stages, as core::effectiveLayersPerStage
+//     would split them).
 //     An edit that still adds up is never second-guessed.
 //  2. Rescaled: the edited shards, taken as laid out for `before`, scaled proportionally:
 //     each run of stages in one datacenter gets its share of the new pp (core::apportion) and

@@ -187,6 +187,9 @@ void WorkloadEditor::propose(const core::Workload& workload, FieldRow* row)
     proposal.candidate.workload = workload;
     proposal.fields = row->pointers();
     proposal.row = row;
+    // Another layer count (a published model, or the Layers field) re-splits the stages: a split
+    // of the old count no longer adds up (core::repairPlacement keeps everything else).
+    proposal.adaptPlacement = workload.layers != scenario().workload.layers;
     sink()->propose(proposal);
 }
 
