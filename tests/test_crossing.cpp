@@ -103,6 +103,14 @@ private slots:
         QCOMPARE(views::crossingChain(s), QStringLiteral("dc-a ─PP─ dc-b ─DP─ dc-c"));
     }
 
+    void renumberingComparesPartitions()
+    {
+        // One partition, two labellings: equal once renumbered; no group (-1) stays so.
+        QCOMPARE(core::renumberedGroups({5, 5, 2, -1, 2}), (std::vector<int>{0, 0, 1, -1, 1}));
+        QCOMPARE(core::renumberedGroups({1, 1, 0}), core::renumberedGroups({7, 7, 3}));
+        QVERIFY(core::renumberedGroups({0, 1, 1}) != core::renumberedGroups({0, 0, 1}));
+    }
+
     void choicesListEveryMixOnce()
     {
         const core::Scenario s = load(kThreeRegions);

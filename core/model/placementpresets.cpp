@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <limits>
 #include <numeric>
+#include <utility>
 
 namespace archipelago::core {
 
@@ -257,7 +258,11 @@ std::vector<int> pipelineGroups(const Scenario& scenario)
             if (holds(i) || std::find(joined.begin(), joined.end(), groups[i]) != joined.end())
                 groups[i] = static_cast<int>(k);
     }
-    // Renumbered in topology order.
+    return renumberedGroups(std::move(groups));
+}
+
+std::vector<int> renumberedGroups(std::vector<int> groups)
+{
     std::vector<int> seen;
     for (int& g : groups) {
         if (g < 0)

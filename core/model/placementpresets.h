@@ -61,6 +61,9 @@ std::vector<int> groupsByRegion(const Scenario& scenario);
 // datacenter); groups are numbered 0, 1, ... in topology order; a datacenter with no stage is
 // -1. Empty when a shard is split over datacenters (that is no grouping).
 std::vector<int> pipelineGroups(const Scenario& scenario);
+// `groups` relabelled 0, 1, ... in order of first appearance, negatives (no group) kept, so two
+// labellings of one partition compare equal.
+std::vector<int> renumberedGroups(std::vector<int> groups);
 
 // What crosses boundary i of the placement in effect (between datacenters i and i + 1): Pp when
 // one pipeline has stages in both, Dp when both hold stages but no pipeline spans the two, and

@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <optional>
+#include <utility>
 
 namespace archipelago::views {
 
@@ -15,22 +16,6 @@ namespace {
 QString qs(const std::string& s)
 {
     return QString::fromStdString(s);
-}
-
-// The groups relabelled in order of first appearance, so equal partitions compare equal.
-std::vector<int> canonical(const std::vector<int>& groups)
-{
-    std::vector<int> seen;
-    std::vector<int> out;
-    for (int g : groups) {
-        int index = 0;
-        while (index < static_cast<int>(seen.size()) && seen[static_cast<std::size_t>(index)] != g)
-            ++index;
-        if (index == static_cast<int>(seen.size()))
-            seen.push_back(g);
-        out.push_back(index);
-    }
-    return out;
 }
 
 QString chain(const core::Scenario& scenario, const std::vector<QString>& crossings)
@@ -67,7 +52,7 @@ std::vector<CrossingChoice> crossingChoices(const core::Scenario& scenario)
                        each});
     const auto listed = [&](const std::vector<int>& groups) {
         for (const CrossingChoice& c : choices)
-            if (canonical(c.groups) == canonical(groups))
+            if (core::renumberedGroups(c.groups) == core::renumberedGroups(groups))
                 return true;
         return false;
     };
@@ -111,7 +96,7 @@ int currentCrossingChoice(const core::Scenario& scenario,
         for (std::size_t i = 0; i < groups.size() && i < g.size(); ++i)
             if (groups[i] >= 0)
                 out.push_back(g[i]);
-        return canonical(out);
+        return core::renumberedGroups(std::move(out));
     };
     const std::vector<int> placed = restricted(groups);
     if (placed.empty())
