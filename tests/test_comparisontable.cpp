@@ -10,6 +10,10 @@
 #include "tables/comparisontablerows.h"
 #include "tables/evaluationsummary.h"
 
+#include "evaluation/costmodel.h"
+#include "evaluation/linksizing.h"
+#include "io/scenarioio.h"
+
 #include <qcustomplot.h>
 
 #include <QSignalSpy>
@@ -42,6 +46,7 @@ private slots:
     void smallGpuHoursKeepSignificantFigures();
     void timeToTrainShowsGpuHours();
     void memorySaysTightWithTheHeadroomWarning();
+    void dciNeededIsTheLinkSizing();
 };
 
 void TestComparisonTable::comparisonHighlightsExactlyTheDifferences()
@@ -313,6 +318,33 @@ void TestComparisonTable::timeToTrainShowsGpuHours()
     QCOMPARE(table.cell(table.metricIndex("With failures"), 0)->text(),
              QStringLiteral("3.50 days"));
     QCOMPARE(table.cell(table.metricIndex("ETTR (%)"), 0)->text(), QStringLiteral("92.5"));
+}
+
+// "What DCI capacity do we need?" answered per design point: the link sizing of
+// evaluation/linksizing.h, with the iteration times behind it in the tooltip.
+void TestComparisonTable::dciNeededIsTheLinkSizing()
+{
+    core::LoadResult loaded =
+        core::loadScenarioFile(ARCHIPELAGO_SOURCE_DIR "/presets/llama3-405b-two-buildings.json");
+    QVERIFY(loaded.ok());
+    EvaluatedDesign p;
+    p.name = QStringLiteral("Current");
+    p.scenario = *loaded.scenario;
+    p.evaluation = core::evaluate(p.scenario);
+    const core::LinkSizing need = core::wavelengthsNeeded(
+        p.scenario, core::effectiveCatalog(p.scenario), p.scenario.topology.links.front().id);
+    QVERIFY(need.ok && need.gbps > 0.0);
+    ComparisonTable table;
+    table.setDesignPoints({}, p);
+    const int row = table.metricIndex(QStringLiteral("DCI needed"));
+    QVERIFY(row >= 0);
+    QCOMPARE(table.cell(row, 0)->text(), formatGbps(need.gbps));
+    QVERIFY2(table.cell(row, 0)->toolTip().contains(QStringLiteral("on an unlimited link")),
+             qPrintable(table.cell(row, 0)->toolTip()));
+    // Not evaluated: nothing to size.
+    p.evaluation.ok = false;
+    table.setDesignPoints({}, p);
+    QCOMPARE(table.cell(row, 0)->text(), QStringLiteral("—"));
 }
 
 // Fits, tight (the memory-headroom warning) or out of memory, in the words and colour of each.

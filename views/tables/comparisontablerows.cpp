@@ -4,6 +4,9 @@
 #include "common/scenariotext.h"
 #include "plots/plotstyle.h" // breakdownParts
 
+#include "evaluation/linksizing.h"
+#include "io/scenarioio.h"
+
 #include <QMap>
 #include <QSet>
 
@@ -173,6 +176,46 @@ QList<ComparisonRow> makeRows()
             });
         };
         rows.append(capacity);
+        // What capacity each link needs for this design (evaluation/linksizing.h): the planner's
+        // question, answered per design point beside what the link has.
+        ComparisonRow needed{"DCI needed",
+                             "",
+                             Better::Neutral,
+                             false,
+                             {},
+                             {},
+                             "Capacity each DCI link needs for this design: the fewest wavelengths "
+                             "(at the link's rate) that keep the iteration within 1% of the same "
+                             "design on an unlimited link"};
+        needed.text = [](const EvaluatedDesign& p) -> Text {
+            if (!p.evaluation.ok)
+                return std::nullopt;
+            const core::Catalog catalog = core::effectiveCatalog(p.scenario);
+            return compactRange(
+                p,
+                [&](const core::DciLink& l) {
+                    return core::wavelengthsNeeded(p.scenario, catalog, l.id).gbps;
+                },
+                [](double g) { return formatGbps(g); });
+        };
+        needed.detail = [](const EvaluatedDesign& p) {
+            if (!p.evaluation.ok)
+                return QString();
+            const core::Catalog catalog = core::effectiveCatalog(p.scenario);
+            return perLink(p, [&](const core::DciLink& l) {
+                const core::LinkSizing n = core::wavelengthsNeeded(p.scenario, catalog, l.id);
+                if (!n.ok)
+                    return QStringLiteral("—");
+                return QStringLiteral("%1 (%2 × %3 Gb/s): iteration %4, %5 on an unlimited link, "
+                                      "%6 with its %7")
+                    .arg(formatGbps(n.gbps))
+                    .arg(n.wavelengths)
+                    .arg(l.gbpsPerWavelength)
+                    .arg(formatSeconds(n.iterationS), formatSeconds(n.unlimitedS),
+                         formatSeconds(n.currentS), formatGbps(capacityGbps(l)));
+            });
+        };
+        rows.append(needed);
         ComparisonRow distance{
             "DCI distance", "", Better::Neutral, false, {}, {}, "Fibre distance of each DCI link"};
         distance.text = [](const EvaluatedDesign& p) {
