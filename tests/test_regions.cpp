@@ -120,6 +120,40 @@ private slots:
         QCOMPARE(t.links.back().distanceKm, 5.0);
     }
 
+    // Found walking the first-time user's question: 800 km typed on a metro link kept its 600 km
+    // line system and 120 km optic, with only a warning under the field. A link lengthened past
+    // their reach takes the ones that reach, as a new link would, and the window says so; one
+    // set in the same edit is the user's.
+    void linkLengthenedPastReachTakesLongHaulParts()
+    {
+        QVERIFY(m_window->openPreset(kTwoBuildings));
+        app::Document* doc = m_window->document();
+        QCOMPARE(doc->scenario().topology.links.front().optic, std::string("400ZR"));
+        QCOMPARE(doc->scenario().topology.links.front().lineSystem,
+                 std::string("Metro-DWDM-C-band"));
+        core::Scenario far = doc->scenario();
+        far.topology.links.front().distanceKm = 800.0;
+        QVERIFY(m_window->edits()->applyEdit(far, {"/topology/links/0/distance_km"}, false));
+        const core::DciLink& link = doc->scenario().topology.links.front();
+        QCOMPARE(link.distanceKm, 800.0);
+        QCOMPARE(link.optic, std::string("400ZR+"));
+        QCOMPARE(link.lineSystem, std::string("Long-haul-DWDM-C+L"));
+        QVERIFY2(m_window->noticeBar()->text().contains(
+                     QStringLiteral("line system Metro-DWDM-C-band → Long-haul-DWDM-C+L")),
+                 qPrintable(m_window->noticeBar()->text()));
+        doc->undoStack()->undo();
+        QCOMPARE(doc->scenario().topology.links.front().lineSystem,
+                 std::string("Metro-DWDM-C-band"));
+
+        // Parts chosen in the same edit are the user's: the optic is left as it is (its reach
+        // warning says so).
+        far = doc->scenario();
+        far.topology.links.front().distanceKm = 800.0;
+        far.topology.links.front().lineSystem = "Long-haul-DWDM-C+L";
+        QVERIFY(m_window->edits()->applyEdit(far, {"/topology/links/0"}, false));
+        QCOMPARE(doc->scenario().topology.links.front().optic, std::string("400ZR"));
+    }
+
     void renameOnTheRegionPage()
     {
         QVERIFY(m_window->openPreset(kThreeRegions));

@@ -78,6 +78,43 @@ void describeIdleGpus(const core::Scenario& kept, BatchQuestion& question)
             question.keepIdleUsdPerHour * ev.goodput.effectiveTimeToTrainS / 3600.0;
 }
 
+// A link lengthened past its optic's or line system's reach takes the shortest-reaching one of
+// the catalog that reaches (an optic of the same rate), as a new link would (TopologyEdits::
+// defaultLink); what changed goes to `notes`.
+void keepInReach(core::DciLink& link, const core::Catalog& catalog, QStringList& notes)
+{
+    const QString name = QStringLiteral("%1 km").arg(link.distanceKm);
+    if (const core::OpticSpec* optic = catalog.optic(link.optic);
+        optic && link.distanceKm * 1000.0 > optic->maxReachM) {
+        const core::OpticSpec* best = nullptr;
+        for (const core::OpticSpec& o : catalog.optics)
+            if (o.coherent == optic->coherent && o.gbps == optic->gbps &&
+                o.maxReachM >= link.distanceKm * 1000.0 && (!best || o.maxReachM < best->maxReachM))
+                best = &o;
+        if (best) {
+            notes << QObject::tr("optic %1 → %2 (%3 is past its %4 km reach)")
+                         .arg(QString::fromStdString(link.optic),
+                              QString::fromStdString(best->name), name)
+                         .arg(optic->maxReachM / 1000.0);
+            link.optic = best->name;
+        }
+    }
+    if (const core::LineSystemSpec* line = catalog.lineSystem(link.lineSystem);
+        line && link.distanceKm > line->maxReachKm) {
+        const core::LineSystemSpec* best = nullptr;
+        for (const core::LineSystemSpec& l : catalog.lineSystems)
+            if (l.maxReachKm >= link.distanceKm && (!best || l.maxReachKm < best->maxReachKm))
+                best = &l;
+        if (best) {
+            notes << QObject::tr("line system %1 → %2 (%3 is past its %4 km reach)")
+                         .arg(QString::fromStdString(link.lineSystem),
+                              QString::fromStdString(best->name), name)
+                         .arg(line->maxReachKm);
+            link.lineSystem = best->name;
+        }
+    }
+}
+
 } // namespace
 
 EditController::EditController(Document* document, QObject* parent)
@@ -200,6 +237,14 @@ bool EditController::applyEdit(const core::Scenario& candidate,
                      .arg(QString::fromStdString(fabric.switchModel.empty() ? std::string("default")
                                                                             : fabric.switchModel),
                           views::formatGpus(core::gpusInDatacenter(dc)));
+    }
+    // Likewise a link lengthened past its optic's or line system's reach, unless this edit set
+    // them.
+    for (core::DciLink& link : grown.topology.links) {
+        const core::DciLink* old = core::findLink(before.topology, link.id);
+        if (old && old->distanceKm != link.distanceKm && old->optic == link.optic &&
+            old->lineSystem == link.lineSystem)
+            keepInReach(link, catalog, notes);
     }
     return apply(grown, describeEdit(before, candidate, partEdited(before, candidate)),
                  repairPlacement, fields, notes.join(QStringLiteral("; ")));
