@@ -1,6 +1,7 @@
 #include "propertyeditor/propertyeditorfields.h"
 
 #include "common/format.h"
+#include "common/textwrap.h"
 #include "io/editcheck.h"
 
 #include <QFormLayout>
@@ -336,24 +337,7 @@ QSize ElidedLabel::minimumSizeHint() const
 
 QStringList ElidedLabel::shownLines(int width) const
 {
-    const QFontMetrics metrics = fontMetrics();
-    const QString full = text();
-    if (metrics.horizontalAdvance(full) <= width)
-        return {full};
-    const QStringList words = full.split(QLatin1Char(' '), Qt::SkipEmptyParts);
-    QString first;
-    qsizetype taken = 0;
-    for (; taken < words.size(); ++taken) {
-        const QString longer =
-            first.isEmpty() ? words[taken] : first + QLatin1Char(' ') + words[taken];
-        if (metrics.horizontalAdvance(longer) > width)
-            break;
-        first = longer;
-    }
-    if (first.isEmpty()) // not even the first word fits
-        return {metrics.elidedText(full, Qt::ElideRight, width)};
-    return {first,
-            metrics.elidedText(words.mid(taken).join(QLatin1Char(' ')), Qt::ElideRight, width)};
+    return twoLines(text(), fontMetrics(), width);
 }
 
 int ElidedLabel::heightForWidth(int width) const

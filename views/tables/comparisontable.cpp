@@ -1,5 +1,6 @@
 #include "tables/comparisontable.h"
 
+#include "common/textwrap.h"
 #include "plots/plotstyle.h"
 #include "tables/comparisontablerows.h"
 
@@ -40,29 +41,6 @@ QIcon swatch(const QColor& color)
 QString pointName(const EvaluatedDesign& p, int index)
 {
     return p.name.isEmpty() ? QStringLiteral("point %1").arg(index + 1) : p.name;
-}
-
-// A point's name in at most two lines of `width` px, wrapped at spaces, the rest elided: the
-// headers stay narrow and still say more than one elided line would.
-QString twoLines(const QString& name, const QFontMetrics& metrics, int width)
-{
-    if (metrics.horizontalAdvance(name) <= width)
-        return name;
-    const QStringList words = name.split(QLatin1Char(' '), Qt::SkipEmptyParts);
-    QString first;
-    qsizetype used = 0;
-    for (; used < words.size(); ++used) {
-        const QString candidate =
-            first.isEmpty() ? words[used] : first + QLatin1Char(' ') + words[used];
-        if (!first.isEmpty() && metrics.horizontalAdvance(candidate) > width)
-            break;
-        first = candidate;
-    }
-    const QString rest = words.mid(used).join(QLatin1Char(' '));
-    first = metrics.elidedText(first, Qt::ElideRight, width);
-    return rest.isEmpty()
-               ? first
-               : first + QLatin1Char('\n') + metrics.elidedText(rest, Qt::ElideMiddle, width);
 }
 
 QString withUnit(const QString& text, const QString& unit)
@@ -187,9 +165,10 @@ QTableWidgetItem* ComparisonTable::pointHeader(int point) const
     const bool isBaseline = point == m_baseline && m_points.size() > 1;
     // Pins as columns: two short lines keep the columns narrow; as rows, one line (the rows
     // are one line high and the header column may be wider).
-    QString shown = m_transposed
-                        ? fontMetrics().elidedText(full, Qt::ElideMiddle, 2 * kMaxNameWidth)
-                        : twoLines(full, fontMetrics(), kMaxNameWidth);
+    QString shown =
+        m_transposed
+            ? fontMetrics().elidedText(full, Qt::ElideMiddle, 2 * kMaxNameWidth)
+            : twoLines(full, fontMetrics(), kMaxNameWidth, Qt::ElideMiddle).join(QLatin1Char('\n'));
     if (isBaseline)
         shown = QStringLiteral("◆ ") + shown; // ◆ marks the baseline (tooltip and legend say so)
     auto* header = new QTableWidgetItem(swatch(p.color), shown);
