@@ -76,10 +76,12 @@ Text compactRange(const EvaluatedDesign& p,
     const auto& links = p.scenario.topology.links;
     if (links.empty())
         return std::nullopt;
+    // Once per link: a value may cost an evaluation or a dozen (DCI needed).
     double low = value(links.front()), high = low;
-    for (const core::DciLink& link : links) {
-        low = std::min(low, value(link));
-        high = std::max(high, value(link));
+    for (std::size_t i = 1; i < links.size(); ++i) {
+        const double v = value(links[i]);
+        low = std::min(low, v);
+        high = std::max(high, v);
     }
     return low == high ? format(low) : QStringLiteral("%1–%2").arg(format(low), format(high));
 }

@@ -59,8 +59,9 @@ QString partEdited(const core::Scenario& before, const core::Scenario& after)
 }
 
 // What keeping the batch leaves idle, and what the idle GPUs cost: the cluster's price per GPU-hour
-// without the network (evaluation/runcost.h), over the kept design's time to train with failures.
-void describeIdleGpus(const core::Scenario& kept, BatchQuestion& question)
+// without the network (evaluation/runcost.h), and `overTheRun` (an evaluation of the kept design,
+// only when someone is asked) over its time to train with failures.
+void describeIdleGpus(const core::Scenario& kept, BatchQuestion& question, bool overTheRun)
 {
     question.keepDataParallel = core::dataParallel(kept);
     question.totalGpus = core::totalGpus(kept.topology);
@@ -72,47 +73,12 @@ void describeIdleGpus(const core::Scenario& kept, BatchQuestion& question)
         return;
     question.keepIdleUsdPerHour =
         perHour.usdPerGpuHour * static_cast<double>(question.keepIdleGpus);
+    if (!overTheRun)
+        return;
     const core::Evaluation ev = core::evaluate(kept);
     if (ev.ok && std::isfinite(ev.goodput.effectiveTimeToTrainS))
         question.keepIdleRunUsd =
             question.keepIdleUsdPerHour * ev.goodput.effectiveTimeToTrainS / 3600.0;
-}
-
-// A link lengthened past its optic's or line system's reach takes the shortest-reaching one of
-// the catalog that reaches (an optic of the same rate), as a new link would (TopologyEdits::
-// defaultLink); what changed goes to `notes`.
-void keepInReach(core::DciLink& link, const core::Catalog& catalog, QStringList& notes)
-{
-    const QString name = QStringLiteral("%1 km").arg(link.distanceKm);
-    if (const core::OpticSpec* optic = catalog.optic(link.optic);
-        optic && link.distanceKm * 1000.0 > optic->maxReachM) {
-        const core::OpticSpec* best = nullptr;
-        for (const core::OpticSpec& o : catalog.optics)
-            if (o.coherent == optic->coherent && o.gbps == optic->gbps &&
-                o.maxReachM >= link.distanceKm * 1000.0 && (!best || o.maxReachM < best->maxReachM))
-                best = &o;
-        if (best) {
-            notes << QObject::tr("optic %1 → %2 (%3 is past its %4 km reach)")
-                         .arg(QString::fromStdString(link.optic),
-                              QString::fromStdString(best->name), name)
-                         .arg(optic->maxReachM / 1000.0);
-            link.optic = best->name;
-        }
-    }
-    if (const core::LineSystemSpec* line = catalog.lineSystem(link.lineSystem);
-        line && link.distanceKm > line->maxReachKm) {
-        const core::LineSystemSpec* best = nullptr;
-        for (const core::LineSystemSpec& l : catalog.lineSystems)
-            if (l.maxReachKm >= link.distanceKm && (!best || l.maxReachKm < best->maxReachKm))
-                best = &l;
-        if (best) {
-            notes << QObject::tr("line system %1 → %2 (%3 is past its %4 km reach)")
-                         .arg(QString::fromStdString(link.lineSystem),
-                              QString::fromStdString(best->name), name)
-                         .arg(line->maxReachKm);
-            link.lineSystem = best->name;
-        }
-    }
 }
 
 } // namespace
@@ -159,12 +125,12 @@ bool EditController::apply(const core::Scenario& target, const QString& text, bo
         // The other way out: the batch kept, fewer replicas, some GPUs idle.
         BatchQuestion question{text, edit.batchQuestion, edit.batchBefore, edit.batchAfter};
         const std::optional<core::Scenario> kept = keepingBatch(*edit.scenario, edit.batchBefore);
-        if (kept)
-            describeIdleGpus(*kept, question);
         // The user's standing answer (Edit > Global Batch When DP Changes) when it applies.
-        BatchReply reply{BatchAnswer::ChangeBatch, false};
         const bool standing = m_batchPolicy == BatchPolicy::ChangeBatch ||
                               (m_batchPolicy == BatchPolicy::KeepBatch && kept);
+        if (kept)
+            describeIdleGpus(*kept, question, !standing && m_confirmBatch);
+        BatchReply reply{BatchAnswer::ChangeBatch, false};
         if (standing)
             reply.answer = m_batchPolicy == BatchPolicy::KeepBatch ? BatchAnswer::KeepBatch
                                                                    : BatchAnswer::ChangeBatch;
@@ -239,12 +205,12 @@ bool EditController::applyEdit(const core::Scenario& candidate,
                           views::formatGpus(core::gpusInDatacenter(dc)));
     }
     // Likewise a link lengthened past its optic's or line system's reach, unless this edit set
-    // them.
+    // them (TopologyEdits::keptInReach, as a new link gets).
     for (core::DciLink& link : grown.topology.links) {
         const core::DciLink* old = core::findLink(before.topology, link.id);
         if (old && old->distanceKm != link.distanceKm && old->optic == link.optic &&
             old->lineSystem == link.lineSystem)
-            keepInReach(link, catalog, notes);
+            notes << TopologyEdits::keptInReach(link, catalog);
     }
     return apply(grown, describeEdit(before, candidate, partEdited(before, candidate)),
                  repairPlacement, fields, notes.join(QStringLiteral("; ")));

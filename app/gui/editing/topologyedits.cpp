@@ -71,14 +71,44 @@ core::DciLink TopologyEdits::defaultLink(const core::Scenario& scenario, core::I
     else if (da && db)
         if (const double km = regionLinkKm(scenario.topology, da->regionId, a, b); km > 0.0)
             link.distanceKm = km;
-    const core::Catalog catalog = core::effectiveCatalog(scenario);
-    const core::OpticSpec* optic = catalog.optic(link.optic);
-    if (optic && link.distanceKm * 1000.0 > optic->maxReachM)
-        link.optic = "400ZR+";
-    const core::LineSystemSpec* metro = catalog.lineSystem(link.lineSystem);
-    if (metro && link.distanceKm > metro->maxReachKm)
-        link.lineSystem = "Long-haul-DWDM-C+L";
+    keptInReach(link, core::effectiveCatalog(scenario));
     return link;
+}
+
+QStringList TopologyEdits::keptInReach(core::DciLink& link, const core::Catalog& catalog)
+{
+    QStringList changed;
+    const QString length = QStringLiteral("%1 km").arg(link.distanceKm);
+    if (const core::OpticSpec* optic = catalog.optic(link.optic);
+        optic && link.distanceKm * 1000.0 > optic->maxReachM) {
+        const core::OpticSpec* best = nullptr;
+        for (const core::OpticSpec& o : catalog.optics)
+            if (o.coherent == optic->coherent && o.gbps == optic->gbps &&
+                o.maxReachM >= link.distanceKm * 1000.0 && (!best || o.maxReachM < best->maxReachM))
+                best = &o;
+        if (best) {
+            changed << QObject::tr("optic %1 → %2 (%3 is past its %4 km reach)")
+                           .arg(QString::fromStdString(link.optic),
+                                QString::fromStdString(best->name), length)
+                           .arg(optic->maxReachM / 1000.0);
+            link.optic = best->name;
+        }
+    }
+    if (const core::LineSystemSpec* line = catalog.lineSystem(link.lineSystem);
+        line && link.distanceKm > line->maxReachKm) {
+        const core::LineSystemSpec* best = nullptr;
+        for (const core::LineSystemSpec& l : catalog.lineSystems)
+            if (l.maxReachKm >= link.distanceKm && (!best || l.maxReachKm < best->maxReachKm))
+                best = &l;
+        if (best) {
+            changed << QObject::tr("line system %1 → %2 (%3 is past its %4 km reach)")
+                           .arg(QString::fromStdString(link.lineSystem),
+                                QString::fromStdString(best->name), length)
+                           .arg(line->maxReachKm);
+            link.lineSystem = best->name;
+        }
+    }
+    return changed;
 }
 
 core::Scenario TopologyEdits::withDatacenterAdded(const core::Scenario& scenario, double x,

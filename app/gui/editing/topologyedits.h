@@ -4,9 +4,11 @@
 // datacenter and from the catalog.
 #pragma once
 
+#include "model/catalog.h"
 #include "model/scenario.h"
 
 #include <QList>
+#include <QStringList>
 
 namespace archipelago::app {
 
@@ -31,10 +33,15 @@ public:
                                       const QList<core::Id>& datacenters,
                                       const QList<core::Id>& links, const QList<core::Id>& pods);
 
-    // The default DCI link: 400ZR on a metro line system, 16 x 400G; 10 km inside a
-    // region, otherwise the canvas distance read as kilometres, with ZR+ optics and a
-    // long-haul line system where the metro reach is exceeded.
+    // The default DCI link: 400ZR on a metro line system, 16 x 400G; inside a region as long
+    // as the region's links (10 km when it has none), otherwise the canvas distance read as
+    // kilometres; optic and line system kept in reach (keptInReach).
     static core::DciLink defaultLink(const core::Scenario& scenario, core::Id a, core::Id b);
+    // A link longer than its optic's or line system's reach takes the shortest-reaching one of
+    // `catalog` that reaches (a coherent optic of the same rate, as its own); returns what
+    // changed, in words ("line system Metro-DWDM-C-band → Long-haul-DWDM-C+L (…)"), one entry
+    // per part changed.
+    static QStringList keptInReach(core::DciLink& link, const core::Catalog& catalog);
 
 private:
     static core::Scenario withCopyAdded(const core::Scenario& scenario, double x, double y,
