@@ -22,6 +22,9 @@ std::string usage()
            "                                      or one shard of it (points I modulo N)\n"
            "  merge OUT1.json OUT2.json ... [--json | --csv] [--top N] [-o OUT.json]\n"
            "                                      merge the shards' outputs of sweep -o\n"
+           "  launch SCENARIO.json --for megatron-lm|nemo|torchtitan [-o FILE]\n"
+           "                                      the design point's launch settings for a\n"
+           "                                      training framework, as a script for sbatch\n"
            "  report SCENARIO.json [--sweep SWEEP.json] [--paper a4|letter]\n"
            "        -o OUT.pdf|OUT.html|-\n"
            "                                      the review report (builds with the GUI only)\n"
@@ -60,6 +63,8 @@ int run(const std::vector<std::string>& args, std::ostream& out, std::ostream& e
         return runSweep(rest, out, err);
     if (command == "merge")
         return runMerge(rest, out, err);
+    if (command == "launch")
+        return runLaunch(rest, out, err);
     err << "archipelago-cli: unknown command '" << command << "'\n\n" << usage();
     return kExitUsage;
 }

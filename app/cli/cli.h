@@ -22,6 +22,7 @@ int runEvaluate(const std::vector<std::string>& args, std::ostream& out, std::os
 int runValidate(const std::vector<std::string>& args, std::ostream& out, std::ostream& err);
 int runSweep(const std::vector<std::string>& args, std::ostream& out, std::ostream& err);
 int runMerge(const std::vector<std::string>& args, std::ostream& out, std::ostream& err);
+int runLaunch(const std::vector<std::string>& args, std::ostream& out, std::ostream& err);
 
 std::string usage();
 

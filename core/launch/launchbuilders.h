@@ -1,0 +1,39 @@
+// The three frameworks' settings (launchplan.cpp dispatches; one file per framework).
+#pragma once
+
+#include "launch/launchplan.h"
+
+#include <cstdint>
+#include <string>
+
+namespace archipelago::core::launch {
+
+// What every framework reads off the scenario the same way.
+struct PlanInputs
+{
+    const Scenario& scenario;
+    const Catalog& catalog;
+    const Evaluation& evaluation;
+    std::int64_t dp = 1;
+    int gpusPerNode = 8;
+    std::int64_t trainIterations = 0;      // tokens to train / tokens per iteration, rounded up
+    std::int64_t checkpointIterations = 0; // 0 = no checkpoint interval (no failures modelled)
+    int buildings = 1;                     // datacenters hosting ranks
+    bool dpCrossesBuildings = false;
+};
+
+void addMegatronSettings(const PlanInputs& in, LaunchPlan& plan);
+void addNemoSettings(const PlanInputs& in, LaunchPlan& plan);
+void addTorchTitanSettings(const PlanInputs& in, LaunchPlan& plan);
+
+// Layers of each of the pp x v model chunks in Megatron-LM's order (chunk (vpp, pp) at index
+// vpp * pp + pp_rank), each rank's layers spread evenly over its v chunks.
+std::vector<int> chunkLayers(const Scenario& scenario);
+// Megatron-LM's --pipeline-model-parallel-layout for an uneven split ("Et*10|t*10|t*12L"):
+// the embedding on the first chunk, the loss (and MTP modules) on the last.
+std::string pipelineLayout(const Scenario& scenario);
+
+std::string formatNumber(double value);      // shortest text that reads back the same value
+std::string quoted(const std::string& text); // a TOML / Python string literal
+
+} // namespace archipelago::core::launch
