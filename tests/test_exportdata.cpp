@@ -8,13 +8,16 @@
 #include "io/evaluationcsv.h"
 #include "io/scenarioio.h"
 #include "window/exportdata.h"
+#include "window/launchdialog.h"
 #include "window/mainwindow.h"
 #include "window/prompts.h"
 
 #include <QAction>
 #include <QComboBox>
 #include <QFile>
+#include <QFileInfo>
 #include <QMenuBar>
+#include <QPlainTextEdit>
 #include <QSignalSpy>
 #include <QStandardItemModel>
 #include <QStandardPaths>
@@ -51,6 +54,7 @@ private slots:
     void dialogOffersWhatThereIs();
     void dialogShowsFailure();
     void windowExportsItsData();
+    void launchDialogPreviewsAndSaves();
 
 private:
     app::ExportInput m_input; // evaluation and two points, no sweep
@@ -224,6 +228,47 @@ void TestExportData::windowExportsItsData()
         app::exportText(input, ExportSource::Evaluation, ExportFormat::Json).value());
     QCOMPARE(ev["iteration_time_s"].get<double>(), m_input.evaluation->iterationTimeS);
     QVERIFY(app::exportInputOf(window, &m_sweep).has(ExportSource::Sweep));
+}
+
+// File > Export Launch Settings…: the preview is the CLI's script (core/launch), it follows the
+// framework chosen, counts what the framework cannot express, and Save writes exactly it.
+void TestExportData::launchDialogPreviewsAndSaves()
+{
+    const core::LoadResult loaded =
+        core::loadScenarioFile(ARCHIPELAGO_SOURCE_DIR "/presets/deepseek-v3-moe-2048-h800.json");
+    QVERIFY(loaded.ok());
+    const core::Scenario& scenario = *loaded.scenario;
+    const core::Catalog catalog = core::effectiveCatalog(scenario);
+    const core::Evaluation evaluation = core::evaluate(scenario, catalog);
+    QTemporaryDir dir;
+    app::LaunchDialog dialog(scenario, evaluation, dir.path(), QStringLiteral("deepseek"));
+    QCOMPARE(dialog.framework(), core::Framework::MegatronLm);
+    const core::LaunchPlan plan =
+        core::launchPlan(scenario, catalog, evaluation, core::Framework::MegatronLm);
+    QCOMPARE(dialog.scriptText(),
+             QString::fromStdString(core::renderLaunchPlan(plan, ARCHIPELAGO_VERSION)));
+    QVERIFY(dialog.scriptText().contains(QStringLiteral("--expert-model-parallel-size 64")));
+    QVERIFY2(dialog.summaryText().contains(QStringLiteral("2 knobs the framework cannot express")),
+             qPrintable(dialog.summaryText()));
+    dialog.setFramework(core::Framework::TorchTitan);
+    QVERIFY(dialog.scriptText().contains(QStringLiteral("[parallelism]")));
+    QVERIFY(dialog.findChild<QPlainTextEdit*>(QStringLiteral("launchPreview"))->isReadOnly());
+
+    const QString path = dir.filePath(QStringLiteral("deepseek-torchtitan.sh"));
+    QString error;
+    QVERIFY(dialog.saveTo(path, &error));
+    QCOMPARE(QString::fromUtf8(readAll(path)), dialog.scriptText());
+    QVERIFY(QFileInfo(path).isExecutable());
+    QVERIFY(!dialog.saveTo(dir.filePath(QStringLiteral("missing/x.sh")), &error));
+    QVERIFY(error.contains(QStringLiteral("missing")));
+
+    app::MainWindow window(std::make_unique<app::SilentPrompts>());
+    QAction* action = nullptr;
+    for (QAction* a : window.menuBar()->findChildren<QAction*>())
+        if (a->text() == QStringLiteral("Export &Launch Settings…"))
+            action = a;
+    QVERIFY(action);
+    QCOMPARE(action->shortcut(), QKeySequence(QStringLiteral("Ctrl+Shift+L")));
 }
 
 QTEST_MAIN(TestExportData)

@@ -1,17 +1,14 @@
 // archipelago-cli launch SCENARIO.json --for megatron-lm|nemo|torchtitan [-o FILE]: the design
 // point's launch settings for a training framework as a script for sbatch (launch/launchplan.h).
-// Standard output without -o; -o writes the file atomically (io/textfile.h) and makes it
-// executable only when it is new.
+// Standard output without -o; -o writes the file atomically and makes it executable only when
+// it is new (core::writeLaunchScript).
 #include "cli.h"
 
 #include "evaluation/costmodel.h"
 #include "io/scenarioio.h"
-#include "io/textfile.h"
 #include "launch/launchplan.h"
 
-#include <filesystem>
 #include <ostream>
-#include <sstream>
 
 namespace archipelago::cli {
 
@@ -19,14 +16,6 @@ namespace {
 
 const char* kLaunchUsage =
     "Usage: archipelago-cli launch SCENARIO.json --for megatron-lm|nemo|torchtitan [-o FILE]\n";
-
-std::string memoryLine(const core::Evaluation& e)
-{
-    std::ostringstream out;
-    out.precision(3);
-    out << e.memoryPeakGib << " GiB of " << e.hbmGib << " GiB";
-    return out.str();
-}
 
 } // namespace
 
@@ -97,29 +86,19 @@ int runLaunch(const std::vector<std::string>& args, std::ostream& out, std::ostr
             err << "  " << core::warningText(w) << '\n';
         return kExitInvalidInput;
     }
-    core::LaunchPlan plan = core::launchPlan(scenario, catalog, evaluation, *framework);
-    if (!evaluation.fitsInMemory) {
-        const std::string warning = "the model predicts this design does not fit in memory (" +
-                                    memoryLine(evaluation) + " at the tightest stage)";
-        plan.notes.insert(plan.notes.begin(), "WARNING: " + warning);
-        err << core::displayText(file) << ": warning: " << warning << '\n';
-    }
+    const core::LaunchPlan plan = core::launchPlan(scenario, catalog, evaluation, *framework);
+    if (!evaluation.fitsInMemory)
+        err << core::displayText(file) << ": " << core::memoryWarning(evaluation) << '\n';
     const std::string text = core::renderLaunchPlan(plan, ARCHIPELAGO_VERSION);
     if (output.empty() || output == "-") {
         out << text;
         return kExitOk;
     }
-    std::error_code ec;
-    const bool isNew = !std::filesystem::exists(output, ec);
     std::string error;
-    if (!core::writeTextFileAtomically(output, text, error)) {
+    if (!core::writeLaunchScript(output, text, error)) {
         err << "archipelago-cli launch: " << core::displayText(output) << ": " << error << '\n';
         return kExitInvalidInput;
     }
-    if (isNew)
-        std::filesystem::permissions(
-            output, std::filesystem::perms::owner_exec | std::filesystem::perms::group_exec,
-            std::filesystem::perm_options::add, ec);
     err << core::displayText(output) << ": " << core::displayName(*framework) << " settings for "
         << plan.ranks.worldSize << " GPUs";
     if (!plan.unexpressed.empty())

@@ -6,6 +6,7 @@
 #include <cctype>
 #include <charconv>
 #include <cmath>
+#include <cstdio>
 #include <map>
 #include <sstream>
 
@@ -309,6 +310,15 @@ void addNcclEnvironment(const Scenario& scenario, const RankLayout& layout, Laun
 } // namespace
 } // namespace launch
 
+std::string memoryWarning(const Evaluation& evaluation)
+{
+    char figures[96];
+    std::snprintf(figures, sizeof figures, "%.1f GiB of %.1f GiB", evaluation.memoryPeakGib,
+                  evaluation.hbmGib);
+    return std::string("WARNING: the model predicts this design does not fit in memory (") +
+           figures + " at the tightest stage)";
+}
+
 LaunchPlan launchPlan(const Scenario& scenario, const Catalog& catalog,
                       const Evaluation& evaluation, Framework framework)
 {
@@ -349,6 +359,12 @@ LaunchPlan launchPlan(const Scenario& scenario, const Catalog& catalog,
     }
     launch::addNcclEnvironment(scenario, plan.ranks, plan);
     plan.notes.insert(plan.notes.end(), plan.ranks.notes.begin(), plan.ranks.notes.end());
+    // A design that does not fit is written, never silently: the warning heads the notes.
+    if (!evaluation.fitsInMemory) {
+        std::vector<std::string> notes{memoryWarning(evaluation)};
+        notes.insert(notes.end(), plan.notes.begin(), plan.notes.end());
+        plan.notes = std::move(notes);
+    }
     return plan;
 }
 

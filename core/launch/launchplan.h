@@ -98,9 +98,17 @@ RankLayout rankLayout(const Scenario& scenario, const Catalog& catalog);
 LaunchPlan launchPlan(const Scenario& scenario, const Catalog& catalog,
                       const Evaluation& evaluation, Framework framework);
 
+// "WARNING: the model predicts this design does not fit in memory (…)": the first note of a
+// plan whose design does not fit.
+std::string memoryWarning(const Evaluation& evaluation);
+
 // The plan as one file: a bash script for Megatron-LM and NeMo, a TOML job file with a
 // launch script in its comments for TorchTitan. `archipelagoVersion` goes in the header.
 std::string renderLaunchPlan(const LaunchPlan& plan, const std::string& archipelagoVersion);
+
+// Writes the rendered plan to `path` atomically (io/textfile.h) and, when the file is new,
+// makes it executable by its owner and group. False after setting `error`.
+bool writeLaunchScript(const std::string& path, const std::string& text, std::string& error);
 
 // The Slurm hostfile for the layout (one host per rank, in rank order) given each hosting
 // building's node names (nodeNames[i] for layout.buildings[i]): what the rendered script's

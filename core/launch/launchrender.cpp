@@ -5,8 +5,11 @@
 #include "launch/launchbuilders.h"
 #include "launch/launchplan.h"
 
+#include "io/textfile.h"
+
 #include <algorithm>
 #include <cctype>
+#include <filesystem>
 #include <map>
 #include <sstream>
 
@@ -77,6 +80,26 @@ std::string commentText(const std::string& text)
     return out;
 }
 
+// A comment of `first` then `text`, wrapped at 96 columns with `rest` on each further line.
+void commentLines(std::ostringstream& out, const std::string& first, const std::string& rest,
+                  const std::string& text)
+{
+    constexpr std::size_t kWidth = 96;
+    std::istringstream words(commentText(text));
+    std::string line = first;
+    bool empty = true;
+    for (std::string word; words >> word;) {
+        if (!empty && line.size() + 1 + word.size() > kWidth) {
+            out << line << '\n';
+            line = rest;
+            empty = true;
+        }
+        line += (empty ? "" : " ") + word;
+        empty = false;
+    }
+    out << line << '\n';
+}
+
 void header(std::ostringstream& out, const LaunchPlan& plan, const std::string& version)
 {
     const RankLayout& r = plan.ranks;
@@ -87,8 +110,9 @@ void header(std::ostringstream& out, const LaunchPlan& plan, const std::string& 
         << "# " << displayName(plan.framework) << " launch settings for \""
         << commentText(plan.scenarioName) << "\"\n"
         << "# Written by Archipelago " << version << " for " << displayName(plan.framework) << ' '
-        << pinnedRelease(plan.framework) << "; every setting is checked against that release's\n"
-        << "# argument list (Archipelago's tests/data/launch/).\n"
+        << pinnedRelease(plan.framework) << ";\n"
+        << "# every setting is checked against that release's argument list (Archipelago's\n"
+        << "# tests/data/launch/).\n"
         << "#\n"
         << "# " << withThousands(r.worldSize) << " GPUs on " << withThousands(nodes) << " nodes of "
         << r.gpusPerNode << " GPUs in " << r.buildings.size()
@@ -100,7 +124,9 @@ void header(std::ostringstream& out, const LaunchPlan& plan, const std::string& 
         << "# Submit with each building's nodes listed in its variable, in the order its ranks\n"
         << "# should fill them, e.g.\n"
         << "#   " << envName(r.buildings.empty() ? std::string("dc") : r.buildings.front().name)
-        << "=\"$(scontrol show hostnames 'node[0001-0512]')\" sbatch THIS_FILE [extra args]\n"
+        << "=\"$(scontrol show hostnames 'node[1-"
+        << (r.buildings.empty() ? 1 : r.buildings.front().nodes)
+        << "]')\" ... sbatch THIS_FILE [extra args]\n"
         << "#SBATCH --nodes=" << nodes << '\n'
         << "#SBATCH --ntasks-per-node=" << r.gpusPerNode << '\n'
         << "#SBATCH --gpus-per-node=" << r.gpusPerNode << '\n'
@@ -109,13 +135,13 @@ void header(std::ostringstream& out, const LaunchPlan& plan, const std::string& 
         out << "# Not expressible in " << displayName(plan.framework) << ' '
             << pinnedRelease(plan.framework) << " (the job differs from the design here):\n";
         for (const Unexpressed& u : plan.unexpressed)
-            out << "#   - " << commentText(u.knob) << ": " << commentText(u.why) << '\n';
+            commentLines(out, "#   - ", "#     ", u.knob + ": " + u.why);
         out << '\n';
     }
     if (!plan.notes.empty()) {
         out << "# Notes:\n";
         for (const std::string& n : plan.notes)
-            out << "#   - " << commentText(n) << '\n';
+            commentLines(out, "#   - ", "#     ", n);
         out << '\n';
     }
 }
@@ -272,6 +298,19 @@ std::string renderLaunchPlan(const LaunchPlan& plan, const std::string& archipel
         break;
     }
     return out.str();
+}
+
+bool writeLaunchScript(const std::string& path, const std::string& text, std::string& error)
+{
+    std::error_code ec;
+    const bool isNew = !std::filesystem::exists(path, ec);
+    if (!writeTextFileAtomically(path, text, error))
+        return false;
+    if (isNew)
+        std::filesystem::permissions(
+            path, std::filesystem::perms::owner_exec | std::filesystem::perms::group_exec,
+            std::filesystem::perm_options::add, ec);
+    return true;
 }
 
 } // namespace archipelago::core

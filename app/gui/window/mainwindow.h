@@ -112,6 +112,8 @@ public:
     // document's sweep, as PDF or HTML by the suffix (app/report, the CLI's `report` code).
     bool exportReport(const QString& path, QString* error = nullptr);
     void exportReportInteractively();
+    // File > Export Launch Settings…: the dialog on the current design point (launchdialog.h).
+    void exportLaunchSettings();
 
     void restoreLayout();
 

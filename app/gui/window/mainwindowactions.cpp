@@ -115,6 +115,11 @@ void MainWindow::createFileMenu()
                         : QFileInfo(m_document->fileName()).absolutePath();
                 showExportDataDialog(this, exportInputOf(*this, m_explore->lastResult()), folder);
             });
+    connect(menuAction(file, tr("Export &Launch Settings…"), {QKeySequence(tr("Ctrl+Shift+L"))},
+                       tr("The design point as a script for sbatch: Megatron-LM, NeMo or "
+                          "TorchTitan settings, the rank order across buildings, the NCCL "
+                          "environment (launchdialog.h)")),
+            &QAction::triggered, this, [this] { exportLaunchSettings(); });
     file->addSeparator();
     QAction* quit = menuAction(file, tr("&Quit"), QKeySequence::keyBindings(QKeySequence::Quit),
                                tr("Quit Archipelago"));

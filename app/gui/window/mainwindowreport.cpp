@@ -5,8 +5,11 @@
 
 #include "document/evaluator.h"
 #include "document/pinevaluations.h"
+#include "evaluation/costmodel.h"
+#include "io/scenarioio.h"
 #include "report/reportcommand.h"
 #include "report/reportsweep.h"
+#include "window/launchdialog.h"
 #include "window/prompts.h"
 
 #include <QApplication>
@@ -99,6 +102,32 @@ void MainWindow::exportReportInteractively()
         statusBar()->showMessage(tr("Report written to %1").arg(path), 5000);
     else
         m_prompts->showError(this, tr("Export Report"), error);
+}
+
+void MainWindow::exportLaunchSettings()
+{
+    const core::Scenario& scenario = m_document->scenario();
+    // The evaluator's when it is of this scenario, else one now (a few ms, as the CLI does).
+    std::shared_ptr<const core::Evaluation> published = m_evaluator->evaluation();
+    const core::Evaluation evaluation =
+        published && m_evaluator->evaluatedScenario() &&
+                *m_evaluator->evaluatedScenario() == scenario
+            ? *published
+            : core::evaluate(scenario, core::effectiveCatalog(scenario));
+    if (!evaluation.ok) {
+        m_prompts->showError(this, tr("Export Launch Settings"),
+                             tr("The scenario cannot be evaluated, so it has no launch settings. "
+                                "The Warnings panel says why."));
+        return;
+    }
+    const QFileInfo info(m_document->fileName());
+    const QString folder = m_document->isUntitled()
+                               ? QStandardPaths::writableLocation(QStandardPaths::DocumentsLocation)
+                               : info.absolutePath();
+    const QString base = m_document->isUntitled() ? tr("launch") : info.completeBaseName();
+    LaunchDialog dialog(scenario, evaluation, folder, base, this);
+    if (dialog.exec() == QDialog::Accepted)
+        statusBar()->showMessage(tr("Launch settings written"), 5000);
 }
 
 } // namespace archipelago::app
