@@ -241,6 +241,24 @@ void TestLaunch::megatronRulesHold()
                  std::string("fsdp_dtensor"));
         QVERIFY(cudaConnections != "1");
     }
+    // TransformerConfig.__post_init__: an uneven first / last stage and the middle ranks each
+    // divisible by the virtual stages, the middle layers by the middle ranks.
+    if (has("--decoder-first-pipeline-num-layers") || has("--decoder-last-pipeline-num-layers")) {
+        const int v = has("--num-virtual-stages-per-pipeline-rank")
+                          ? std::stoi(find(plan, "--num-virtual-stages-per-pipeline-rank")->value)
+                          : 1;
+        int middleLayers = s.workload.layers;
+        int middleRanks = s.parallelism.pp;
+        for (const char* edge :
+             {"--decoder-first-pipeline-num-layers", "--decoder-last-pipeline-num-layers"})
+            if (const core::LaunchSetting* e = find(plan, edge)) {
+                QCOMPARE(std::stoi(e->value) % v, 0);
+                middleLayers -= std::stoi(e->value);
+                --middleRanks;
+            }
+        QCOMPARE(middleLayers % middleRanks, 0);
+        QCOMPARE(middleLayers / middleRanks % v, 0);
+    }
     // The layers add up, per chunk as the scenario splits them, embedding first, loss last.
     if (const core::LaunchSetting* layout = find(plan, "--pipeline-model-parallel-layout")) {
         const std::vector<std::string> chunks = parseLayout(layout->value);

@@ -41,7 +41,8 @@ bool addLayerSplit(const PlanInputs& in, const Adder& add)
     const bool middleEven = n >= 3 && std::all_of(perRank.begin() + 1, perRank.end() - 1,
                                                   [&](int l) { return l == perRank[1]; });
     const int v = std::max(1, s.parallelism.virtualStages);
-    if (middleEven && perRank[1] % v == 0) {
+    // TransformerConfig (core_v0.15.3) needs each of the three divisible by the virtual stages.
+    if (middleEven && perRank[1] % v == 0 && perRank.front() % v == 0 && perRank.back() % v == 0) {
         if (perRank.front() != perRank[1])
             add("--decoder-first-pipeline-num-layers", perRank.front(), "the first stage's layers");
         if (perRank.back() != perRank[1])
