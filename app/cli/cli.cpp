@@ -25,6 +25,9 @@ std::string usage()
            "  launch SCENARIO.json --for megatron-lm|nemo|torchtitan [-o FILE]\n"
            "                                      the design point's launch settings for a\n"
            "                                      training framework, as a script for sbatch\n"
+           "  import megatron-lm|nemo|torchtitan COMMAND|FILE --over SCENARIO.json [-o OUT.json]\n"
+           "                                      a framework's settings as the workload and\n"
+           "                                      parallelism of a scenario over SCENARIO.json\n"
            "  report SCENARIO.json [--sweep SWEEP.json] [--paper a4|letter]\n"
            "        -o OUT.pdf|OUT.html|-\n"
            "                                      the review report (builds with the GUI only)\n"
@@ -65,6 +68,8 @@ int run(const std::vector<std::string>& args, std::ostream& out, std::ostream& e
         return runMerge(rest, out, err);
     if (command == "launch")
         return runLaunch(rest, out, err);
+    if (command == "import")
+        return runImport(rest, out, err);
     err << "archipelago-cli: unknown command '" << command << "'\n\n" << usage();
     return kExitUsage;
 }

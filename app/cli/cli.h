@@ -23,6 +23,7 @@ int runValidate(const std::vector<std::string>& args, std::ostream& out, std::os
 int runSweep(const std::vector<std::string>& args, std::ostream& out, std::ostream& err);
 int runMerge(const std::vector<std::string>& args, std::ostream& out, std::ostream& err);
 int runLaunch(const std::vector<std::string>& args, std::ostream& out, std::ostream& err);
+int runImport(const std::vector<std::string>& args, std::ostream& out, std::ostream& err);
 
 std::string usage();
 
