@@ -8,6 +8,7 @@
 #include "io/evaluationcsv.h"
 #include "io/scenarioio.h"
 #include "window/exportdata.h"
+#include "window/importdialog.h"
 #include "window/launchdialog.h"
 #include "window/mainwindow.h"
 #include "window/prompts.h"
@@ -18,11 +19,13 @@
 #include <QFileInfo>
 #include <QMenuBar>
 #include <QPlainTextEdit>
+#include <QPushButton>
 #include <QSignalSpy>
 #include <QStandardItemModel>
 #include <QStandardPaths>
 #include <QTemporaryDir>
 #include <QTest>
+#include <QUndoStack>
 
 #include <nlohmann/json.hpp>
 
@@ -55,6 +58,7 @@ private slots:
     void dialogShowsFailure();
     void windowExportsItsData();
     void launchDialogPreviewsAndSaves();
+    void importDialogAppliesOneUndoStep();
 
 private:
     app::ExportInput m_input; // evaluation and two points, no sweep
@@ -269,6 +273,36 @@ void TestExportData::launchDialogPreviewsAndSaves()
             action = a;
     QVERIFY(action);
     QCOMPARE(action->shortcut(), QKeySequence(QStringLiteral("Ctrl+Shift+L")));
+}
+
+// File > Import Launch Settings…: the pasted command is read as it is typed, a bad value
+// disables Import with the setting named, and the import is one undoable edit.
+void TestExportData::importDialogAppliesOneUndoStep()
+{
+    app::MainWindow window(std::make_unique<app::SilentPrompts>());
+    QVERIFY(window.openFile(kPreset));
+    const core::Scenario before = window.document()->scenario();
+    app::ImportDialog dialog(before);
+    QVERIFY(!dialog.importedScenario());
+    auto* accept = dialog.findChild<QPushButton*>(QStringLiteral("importAccept"));
+    QVERIFY(accept && !accept->isEnabled());
+    dialog.setText(QStringLiteral("python pretrain_gpt.py --tensor-model-parallel-size eight"));
+    QVERIFY(!accept->isEnabled());
+    QVERIFY2(dialog.reportText().contains(QStringLiteral("--tensor-model-parallel-size: expected "
+                                                         "an integer")),
+             qPrintable(dialog.reportText()));
+    dialog.setText(QStringLiteral("python pretrain_gpt.py --tensor-model-parallel-size 4 \\\n"
+                                  "  --pipeline-model-parallel-size 16 --num-layers 96 --lr 1e-4"));
+    QVERIFY(accept->isEnabled());
+    QVERIFY(dialog.reportText().contains(QStringLiteral("Sets TP 4, CP 1, PP 16")));
+    QVERIFY(dialog.reportText().contains(QStringLiteral("Ignored (no knob in the model): --lr")));
+
+    QVERIFY(window.applyImportedSettings(dialog.result(), dialog.framework()));
+    QCOMPARE(window.document()->scenario().parallelism.tp, 4);
+    QCOMPARE(window.document()->undoStack()->undoText(),
+             QStringLiteral("Import Megatron-LM Settings"));
+    window.document()->undoStack()->undo();
+    QCOMPARE(window.document()->scenario(), before);
 }
 
 QTEST_MAIN(TestExportData)

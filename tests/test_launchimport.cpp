@@ -55,6 +55,7 @@ private slots:
     void layoutParsesAsMegatronDoes();
     void megatronCommandLine();
     void badValueNamesItsSetting();
+    void parallelismAloneKeepsTheShape();
     void nemoRecipeYaml();
     void torchTitanTomlAndFlags();
     void importOverAnotherTopology();
@@ -193,6 +194,27 @@ void TestLaunchImport::badValueNamesItsSetting()
     QVERIFY(core::importLaunchSettings(core::Framework::Nemo, "echo hello", base, "cmd")
                 .errors[0]
                 .message.find("no NeMo settings found") != std::string::npos);
+}
+
+void TestLaunchImport::parallelismAloneKeepsTheShape()
+{
+    // Pasting only the parallel flags must not turn a GQA SwiGLU model into Megatron-LM's
+    // default MHA GeLU one.
+    const core::Scenario base = tests::loadPreset("llama3-405b-16k-h100.json");
+    const core::ImportedSettings imported = core::importLaunchSettings(
+        core::Framework::MegatronLm,
+        "--tensor-model-parallel-size 8 --pipeline-model-parallel-size 2 "
+        "--global-batch-size 2048",
+        base, "cmd");
+    QVERIFY(imported.scenario.has_value());
+    QCOMPARE(imported.scenario->workload.kvHeads, base.workload.kvHeads);
+    QCOMPARE(imported.scenario->workload.activation, core::FfnActivation::Swiglu);
+    QCOMPARE(imported.scenario->workload.tiedEmbeddings, base.workload.tiedEmbeddings);
+    QCOMPARE(imported.scenario->parallelism.pp, 2);
+    QCOMPARE(imported.scenario->parallelism.virtualStages, 1); // Megatron-LM's default
+    QVERIFY(std::any_of(imported.notes.begin(), imported.notes.end(), [](const std::string& n) {
+        return n.find("model shape is kept") != std::string::npos;
+    }));
 }
 
 void TestLaunchImport::nemoRecipeYaml()

@@ -57,6 +57,71 @@ std::optional<int> leadingDenseLayers(std::string text)
     return std::nullopt;
 }
 
+// The model's shape, as a Megatron-LM command that describes a model gives it.
+void importModelShape(Reader& r, Workload& w)
+{
+    setInt(r, "--hidden-size", w.hidden);
+    setInt(r, "--num-attention-heads", w.heads);
+    w.kvHeads = w.heads;
+    if (r.boolean("--group-query-attention").value_or(false))
+        setInt(r, "--num-query-groups", w.kvHeads);
+    setInt(r, "--ffn-hidden-size", w.ffnHidden);
+    w.activation =
+        r.boolean("--swiglu").value_or(false) ? FfnActivation::Swiglu : FfnActivation::Gelu;
+    setInt(r, "--seq-length", w.seqLen);
+    r.text("--max-position-embeddings");
+    setInt(r, "--vocab-size", w.vocab);
+    w.tiedEmbeddings = !r.boolean("--untie-embeddings-and-output-weights").value_or(false);
+    w.attentionWindow = 0;
+    if (const auto window = r.text("--window-size")) {
+        int left = 0;
+        const std::string digits = std::regex_replace(*window, std::regex(R"([()\s])"), "");
+        const auto res = std::from_chars(digits.data(), digits.data() + digits.size(), left);
+        if (res.ec != std::errc{} || left < 0)
+            r.fail("--window-size", "expected LEFT,RIGHT, found '" + *window + "'");
+        else
+            w.attentionWindow = left;
+    }
+    r.boolean("--bf16");
+    const std::string fp8 = r.text("--fp8-format").value_or("");
+    w.precision = fp8.empty() ? Precision::Bf16 : Precision::Fp8;
+    w.fp8Recipe = r.text("--fp8-recipe").value_or("delayed") == "blockwise" ? Fp8Recipe::Blockwise
+                                                                            : Fp8Recipe::Delayed;
+    MoeConfig& m = w.moe;
+    const MoeConfig before = m;
+    m = MoeConfig{};
+    m.dispatchPrecision = before.dispatchPrecision; // not expressible: kept
+    setInt(r, "--num-experts", m.experts);
+    if (m.enabled()) {
+        setInt(r, "--moe-router-topk", m.topK);
+        setInt(r, "--moe-ffn-hidden-size", m.expertFfnHidden);
+        if (const auto shared = r.integer("--moe-shared-expert-intermediate-size"))
+            m.sharedExperts =
+                m.expertFfnHidden > 0 ? static_cast<int>(*shared / m.expertFfnHidden) : 0;
+        if (const auto freq = r.text("--moe-layer-freq")) {
+            if (const auto dense = leadingDenseLayers(*freq))
+                m.firstDenseLayers = *dense;
+            else
+                r.fail("--moe-layer-freq", "expected 1, ([0]*N+[1]*M) or a list of 0s then 1s, "
+                                           "found '" +
+                                               *freq + "'");
+        }
+        if (r.integer("--moe-router-num-groups"))
+            setInt(r, "--moe-router-group-topk", m.maxNodesPerToken);
+        r.text("--moe-token-dispatcher-type");
+        r.boolean("--moe-grouped-gemm");
+    }
+    MlaConfig& mla = w.mla;
+    mla = MlaConfig{};
+    if (r.boolean("--multi-latent-attention").value_or(false)) {
+        setInt(r, "--q-lora-rank", mla.qLoraRank);
+        setInt(r, "--kv-lora-rank", mla.kvLoraRank);
+        setInt(r, "--qk-head-dim", mla.qkNopeHeadDim);
+        setInt(r, "--qk-pos-emb-head-dim", mla.qkRopeHeadDim);
+        setInt(r, "--v-head-dim", mla.vHeadDim);
+    }
+}
+
 void importMegatron(Reader& r, Scenario& s, ImportedSettings& out)
 {
     Workload& w = s.workload;
@@ -146,66 +211,14 @@ void importMegatron(Reader& r, Scenario& s, ImportedSettings& out)
     if (r.boolean("--use-flash-attn").value_or(false))
         p.kernels.flashAttention = true;
 
-    setInt(r, "--hidden-size", w.hidden);
-    setInt(r, "--num-attention-heads", w.heads);
-    w.kvHeads = w.heads;
-    if (r.boolean("--group-query-attention").value_or(false))
-        setInt(r, "--num-query-groups", w.kvHeads);
-    setInt(r, "--ffn-hidden-size", w.ffnHidden);
-    w.activation =
-        r.boolean("--swiglu").value_or(false) ? FfnActivation::Swiglu : FfnActivation::Gelu;
-    setInt(r, "--seq-length", w.seqLen);
-    r.text("--max-position-embeddings");
-    setInt(r, "--vocab-size", w.vocab);
-    w.tiedEmbeddings = !r.boolean("--untie-embeddings-and-output-weights").value_or(false);
-    w.attentionWindow = 0;
-    if (const auto window = r.text("--window-size")) {
-        int left = 0;
-        const std::string digits = std::regex_replace(*window, std::regex(R"([()\s])"), "");
-        const auto res = std::from_chars(digits.data(), digits.data() + digits.size(), left);
-        if (res.ec != std::errc{} || left < 0)
-            r.fail("--window-size", "expected LEFT,RIGHT, found '" + *window + "'");
-        else
-            w.attentionWindow = left;
-    }
-    r.boolean("--bf16");
-    const std::string fp8 = r.text("--fp8-format").value_or("");
-    w.precision = fp8.empty() ? Precision::Bf16 : Precision::Fp8;
-    w.fp8Recipe = r.text("--fp8-recipe").value_or("delayed") == "blockwise" ? Fp8Recipe::Blockwise
-                                                                            : Fp8Recipe::Delayed;
-    MoeConfig& m = w.moe;
-    const MoeConfig before = m;
-    m = MoeConfig{};
-    m.dispatchPrecision = before.dispatchPrecision; // not expressible: kept
-    setInt(r, "--num-experts", m.experts);
-    if (m.enabled()) {
-        setInt(r, "--moe-router-topk", m.topK);
-        setInt(r, "--moe-ffn-hidden-size", m.expertFfnHidden);
-        if (const auto shared = r.integer("--moe-shared-expert-intermediate-size"))
-            m.sharedExperts =
-                m.expertFfnHidden > 0 ? static_cast<int>(*shared / m.expertFfnHidden) : 0;
-        if (const auto freq = r.text("--moe-layer-freq")) {
-            if (const auto dense = leadingDenseLayers(*freq))
-                m.firstDenseLayers = *dense;
-            else
-                r.fail("--moe-layer-freq", "expected 1, ([0]*N+[1]*M) or a list of 0s then 1s, "
-                                           "found '" +
-                                               *freq + "'");
-        }
-        if (r.integer("--moe-router-num-groups"))
-            setInt(r, "--moe-router-group-topk", m.maxNodesPerToken);
-        r.text("--moe-token-dispatcher-type");
-        r.boolean("--moe-grouped-gemm");
-    }
-    MlaConfig& mla = w.mla;
-    mla = MlaConfig{};
-    if (r.boolean("--multi-latent-attention").value_or(false)) {
-        setInt(r, "--q-lora-rank", mla.qLoraRank);
-        setInt(r, "--kv-lora-rank", mla.kvLoraRank);
-        setInt(r, "--qk-head-dim", mla.qkNopeHeadDim);
-        setInt(r, "--qk-pos-emb-head-dim", mla.qkRopeHeadDim);
-        setInt(r, "--v-head-dim", mla.vHeadDim);
-    }
+    // A command without the model's shape (parallelism flags pasted alone) keeps the scenario's
+    // shape: Megatron-LM's defaults for what is absent (no GQA, GeLU, tied embeddings) apply
+    // only to a command that describes a model.
+    if (r.has("--hidden-size") || r.has("--num-attention-heads"))
+        importModelShape(r, w);
+    else
+        out.notes.push_back("no --hidden-size or --num-attention-heads: the workload's model "
+                            "shape is kept");
     if (const auto iters = r.integer("--train-iters"))
         w.trainTokens = static_cast<double>(*iters) * w.globalBatch * w.seqLen;
     if (r.has("--save-interval")) {

@@ -14,6 +14,7 @@
 #include "common/evaluateddesign.h"
 #include "document/changeevent.h"
 #include "document/document.h"
+#include "launch/launchimport.h"
 #include "model/evaluation.h"
 #include "window/prompts.h"
 
@@ -114,6 +115,9 @@ public:
     void exportReportInteractively();
     // File > Export Launch Settings…: the dialog on the current design point (launchdialog.h).
     void exportLaunchSettings();
+    // File > Import Launch Settings…: the dialog, then one undoable edit (importdialog.h).
+    void importLaunchSettings();
+    bool applyImportedSettings(const core::ImportedSettings& imported, core::Framework framework);
 
     void restoreLayout();
 

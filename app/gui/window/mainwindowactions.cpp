@@ -120,6 +120,11 @@ void MainWindow::createFileMenu()
                           "TorchTitan settings, the rank order across buildings, the NCCL "
                           "environment (launchdialog.h)")),
             &QAction::triggered, this, [this] { exportLaunchSettings(); });
+    connect(menuAction(file, tr("&Import Launch Settings…"), {QKeySequence(tr("Ctrl+Shift+I"))},
+                       tr("A Megatron-LM command line or script, NeMo overrides or recipe YAML, "
+                          "or a TorchTitan TOML as this design's workload and parallelism "
+                          "(importdialog.h)")),
+            &QAction::triggered, this, [this] { importLaunchSettings(); });
     file->addSeparator();
     QAction* quit = menuAction(file, tr("&Quit"), QKeySequence::keyBindings(QKeySequence::Quit),
                                tr("Quit Archipelago"));

@@ -5,10 +5,12 @@
 
 #include "document/evaluator.h"
 #include "document/pinevaluations.h"
+#include "editing/editcontroller.h"
 #include "evaluation/costmodel.h"
 #include "io/scenarioio.h"
 #include "report/reportcommand.h"
 #include "report/reportsweep.h"
+#include "window/importdialog.h"
 #include "window/launchdialog.h"
 #include "window/prompts.h"
 
@@ -128,6 +130,27 @@ void MainWindow::exportLaunchSettings()
     LaunchDialog dialog(scenario, evaluation, folder, base, this);
     if (dialog.exec() == QDialog::Accepted)
         statusBar()->showMessage(tr("Launch settings written"), 5000);
+}
+
+void MainWindow::importLaunchSettings()
+{
+    ImportDialog dialog(m_document->scenario(), this);
+    if (dialog.exec() == QDialog::Accepted)
+        applyImportedSettings(dialog.result(), dialog.framework());
+}
+
+bool MainWindow::applyImportedSettings(const core::ImportedSettings& imported,
+                                       core::Framework framework)
+{
+    if (!imported.scenario)
+        return false;
+    QStringList notes;
+    for (const std::string& n : imported.notes)
+        notes << QString::fromStdString(n);
+    return m_edits->apply(
+        *imported.scenario,
+        tr("Import %1 Settings").arg(QString::fromUtf8(core::displayName(framework))), false, {},
+        notes.join(QStringLiteral("; ")));
 }
 
 } // namespace archipelago::app
