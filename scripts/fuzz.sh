@@ -43,11 +43,12 @@ seed fuzz_catalog "$here"/resources/catalog.json
 seed fuzz_space "$here"/tests/data/spaces/*.json
 seed fuzz_merge "$here"/tests/data/sweep-shards/*.json
 seed fuzz_savedsweep "$here"/tests/data/saved-sweeps/*.json
+seed fuzz_launchimport "$here"/tests/data/launch/seeds/*
 
 mkdir -p "$build/findings"
 failed=()
 for target in fuzz_scenario fuzz_publishedruns fuzz_catalog fuzz_space fuzz_merge \
-    fuzz_savedsweep; do
+    fuzz_savedsweep fuzz_launchimport; do
   echo "== $target: ${seconds} s"
   if ! "$build/tests/fuzz/$target" "$build/corpus/$target" \
       -dict="$here/tests/fuzz/json.dict" -max_total_time="$seconds" -max_len="$max_len" \

@@ -6,6 +6,7 @@
 #include "explore/sweepsave.h"
 #include "io/jsondocument.h"
 #include "io/scenarioio.h"
+#include "launch/launchimport.h"
 #include "model/scenariotemplates.h"
 #include "validation/publishedruns.h"
 #include "validation/unpublishedknobs.h"
@@ -83,6 +84,14 @@ void TestFuzzRegressions::readersReturn()
     core::DiagnosticSink saved("regression.json");
     if (!core::readSavedSweep(text, base, saved))
         QVERIFY(saved.hasErrors());
+    // The launch-settings import, as each framework (fuzz_launchimport picks by the first byte).
+    for (core::Framework f :
+         {core::Framework::MegatronLm, core::Framework::Nemo, core::Framework::TorchTitan}) {
+        const core::ImportedSettings imported =
+            core::importLaunchSettings(f, text, base, "regression.sh");
+        QVERIFY(imported.scenario.has_value() || !imported.errors.empty());
+    }
+    QVERIFY(!core::parsePipelineLayout("(t*99999|)*99999").has_value());
 }
 
 QTEST_GUILESS_MAIN(TestFuzzRegressions)

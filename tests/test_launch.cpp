@@ -3,12 +3,14 @@
 // the rules Megatron-LM's arguments.py enforces hold, every rank lands in its building, and the
 // written script, run by bash with a stand-in srun, hands Slurm that hostfile.
 #include "clirun.h"
+#include "launchfixtures.h"
 #include "presetfixture.h"
 #include "scenariofixtures.h"
 
 #include "evaluation/costmodel.h"
 #include "io/scenarioio.h"
 #include "launch/launchbuilders.h"
+#include "launch/launchimport.h"
 #include "launch/launchplan.h"
 
 #include <QTemporaryDir>
@@ -18,7 +20,6 @@
 #include <cstdlib>
 #include <fstream>
 #include <map>
-#include <regex>
 #include <set>
 
 using namespace archipelago;
@@ -99,11 +100,6 @@ std::string typeProblem(core::Framework framework, const Accepted& accepted,
     return "";
 }
 
-const char* kPresets[] = {
-    "deepseek-v3-moe-2048-h800.json",  "gpt3-175b-1024-a100.json", "llama3-405b-16k-h100.json",
-    "llama3-405b-two-buildings.json",  "rail-only-32k.json",       "rail-optimized-32k.json",
-    "scale-across-100k-3-regions.json"};
-
 core::LaunchPlan planFor(const core::Scenario& s, core::Framework framework)
 {
     const core::Catalog catalog = core::effectiveCatalog(s);
@@ -116,35 +112,6 @@ const core::LaunchSetting* find(const core::LaunchPlan& plan, const std::string&
         if (s.name == name)
             return &s;
     return nullptr;
-}
-
-// Megatron-LM's parse_str_to_list (megatron/core/transformer/pipeline_parallel_layer_layout.py
-// at core_v0.15.3): commas dropped, "(...)*n" then "x*n" unrolled, chunks split at '|'.
-std::vector<std::string> parseLayout(std::string layout)
-{
-    layout = std::regex_replace(layout, std::regex(","), "");
-    for (const char* pattern : {R"(\(([^)]+)\)\*(\d+))", R"((.)\*(\d+))"}) {
-        const std::regex re(pattern);
-        std::smatch m;
-        std::string out;
-        auto begin = layout.cbegin();
-        while (std::regex_search(begin, layout.cend(), m, re)) {
-            out.append(begin, m[0].first);
-            for (int i = 0; i < std::stoi(m[2].str()); ++i)
-                out += m[1].str();
-            begin = m[0].second;
-        }
-        out.append(begin, layout.cend());
-        layout = out;
-    }
-    std::vector<std::string> chunks(1);
-    for (char c : layout) {
-        if (c == '|')
-            chunks.emplace_back();
-        else
-            chunks.back() += c;
-    }
-    return chunks;
 }
 
 std::string readAll(const QString& path)
@@ -177,12 +144,7 @@ private slots:
 
 void TestLaunch::everySettingIsInTheArgumentList_data()
 {
-    QTest::addColumn<QString>("preset");
-    QTest::addColumn<int>("framework");
-    for (const char* preset : kPresets)
-        for (core::Framework f :
-             {core::Framework::MegatronLm, core::Framework::Nemo, core::Framework::TorchTitan})
-            QTest::addRow("%s %s", preset, core::toString(f)) << preset << static_cast<int>(f);
+    tests::addPresetFrameworkRows();
 }
 
 void TestLaunch::everySettingIsInTheArgumentList()
@@ -211,7 +173,7 @@ void TestLaunch::everySettingIsInTheArgumentList()
 void TestLaunch::megatronRulesHold_data()
 {
     QTest::addColumn<QString>("preset");
-    for (const char* preset : kPresets)
+    for (const char* preset : tests::kLaunchPresets)
         QTest::newRow(preset) << preset;
 }
 
@@ -261,7 +223,8 @@ void TestLaunch::megatronRulesHold()
     }
     // The layers add up, per chunk as the scenario splits them, embedding first, loss last.
     if (const core::LaunchSetting* layout = find(plan, "--pipeline-model-parallel-layout")) {
-        const std::vector<std::string> chunks = parseLayout(layout->value);
+        const std::vector<std::string> chunks =
+            core::parsePipelineLayout(layout->value).value_or(std::vector<std::string>{});
         const std::vector<int> expected = core::launch::chunkLayers(s);
         QCOMPARE(chunks.size(), expected.size());
         QCOMPARE(chunks.size() % static_cast<std::size_t>(s.parallelism.pp), std::size_t{0});

@@ -3,10 +3,12 @@
 // NeMo recipe YAML and TorchTitan TOML; a bad value names its setting; the CLI writes the
 // scenario and says what it set and ignored.
 #include "clirun.h"
+#include "launchfixtures.h"
 #include "presetfixture.h"
 
 #include "evaluation/costmodel.h"
 #include "io/scenarioio.h"
+#include "launch/importreader.h"
 #include "launch/launchimport.h"
 #include "launch/launchplan.h"
 
@@ -18,11 +20,6 @@
 using namespace archipelago;
 
 namespace {
-
-const char* kPresets[] = {
-    "deepseek-v3-moe-2048-h800.json",  "gpt3-175b-1024-a100.json", "llama3-405b-16k-h100.json",
-    "llama3-405b-two-buildings.json",  "rail-only-32k.json",       "rail-optimized-32k.json",
-    "scale-across-100k-3-regions.json"};
 
 bool unexpressed(const core::LaunchPlan& plan, const char* word)
 {
@@ -53,6 +50,7 @@ private slots:
     void launchThenImportRoundTrips_data();
     void launchThenImportRoundTrips();
     void layoutParsesAsMegatronDoes();
+    void layerFrequencyAndWindow();
     void megatronCommandLine();
     void badValueNamesItsSetting();
     void parallelismAloneKeepsTheShape();
@@ -64,12 +62,7 @@ private slots:
 
 void TestLaunchImport::launchThenImportRoundTrips_data()
 {
-    QTest::addColumn<QString>("preset");
-    QTest::addColumn<int>("framework");
-    for (const char* preset : kPresets)
-        for (core::Framework f :
-             {core::Framework::MegatronLm, core::Framework::Nemo, core::Framework::TorchTitan})
-            QTest::addRow("%s %s", preset, core::toString(f)) << preset << static_cast<int>(f);
+    tests::addPresetFrameworkRows();
 }
 
 void TestLaunchImport::launchThenImportRoundTrips()
@@ -126,6 +119,23 @@ void TestLaunchImport::layoutParsesAsMegatronDoes()
     QVERIFY(!core::parsePipelineLayout("Et|x|L").has_value());
 }
 
+void TestLaunchImport::layerFrequencyAndWindow()
+{
+    using core::launch::leadingDenseLayers;
+    using core::launch::windowLeft;
+    QCOMPARE(leadingDenseLayers("([0]*3+[1]*58)"), std::optional<int>(3));
+    QCOMPARE(leadingDenseLayers("[0]*1+[1]*26"), std::optional<int>(1));
+    QCOMPARE(leadingDenseLayers("[0,0,1,1,1]"), std::optional<int>(2));
+    QCOMPARE(leadingDenseLayers("1"), std::optional<int>(0));
+    QVERIFY(!leadingDenseLayers("[1,0,1]").has_value()); // interleaved dense layers
+    QVERIFY(!leadingDenseLayers("2").has_value());
+    QCOMPARE(windowLeft("4096,0"), std::optional<int>(4096));
+    QCOMPARE(windowLeft("(4096, 0)"), std::optional<int>(4096));
+    QCOMPARE(windowLeft("[128,-1]"), std::optional<int>(128));
+    QVERIFY(!windowLeft("4096").has_value());
+    QVERIFY(!windowLeft("a,0").has_value());
+}
+
 void TestLaunchImport::megatronCommandLine()
 {
     const core::Scenario base = tests::loadPreset("gpt3-175b-1024-a100.json");
@@ -179,9 +189,10 @@ void TestLaunchImport::badValueNamesItsSetting()
         "cmd");
     QVERIFY(!bad.scenario.has_value());
     QCOMPARE(bad.errors.size(), std::size_t{1});
-    QCOMPARE(bad.errors[0].toString(),
-             std::string("cmd: --tensor-model-parallel-size: expected an integer of at least 1, "
-                         "found 'eight'"));
+    QCOMPARE(
+        bad.errors[0].toString(),
+        std::string("cmd: --tensor-model-parallel-size: expected an integer from 1 to 1000000000, "
+                    "found 'eight'"));
     const core::ImportedSettings unclosed = core::importLaunchSettings(
         core::Framework::MegatronLm, "python pretrain_gpt.py\n--num-layers '96\n", base, "x.sh");
     QVERIFY(!unclosed.errors.empty());

@@ -5,7 +5,9 @@
 #include "launch/launchimport.h"
 
 #include <charconv>
+#include <optional>
 #include <set>
+#include <string_view>
 
 namespace archipelago::core::launch {
 
@@ -34,16 +36,17 @@ public:
         return v;
     }
 
-    std::optional<long long> integer(const std::string& name, long long min = 1)
+    std::optional<long long> integer(const std::string& name, long long min = 1,
+                                     long long max = 1'000'000'000)
     {
         const std::optional<std::string> v = text(name);
         if (!v || *v == "None" || *v == "null")
             return std::nullopt;
         long long n = 0;
         const auto r = std::from_chars(v->data(), v->data() + v->size(), n);
-        if (r.ec != std::errc{} || r.ptr != v->data() + v->size() || n < min) {
-            fail(name,
-                 "expected an integer of at least " + std::to_string(min) + ", found '" + *v + "'");
+        if (r.ec != std::errc{} || r.ptr != v->data() + v->size() || n < min || n > max) {
+            fail(name, "expected an integer from " + std::to_string(min) + " to " +
+                           std::to_string(max) + ", found '" + *v + "'");
             return std::nullopt;
         }
         return n;
@@ -97,6 +100,62 @@ private:
     std::set<std::string> m_used;
     std::vector<Diagnostic> m_errors;
 };
+
+// A non-negative integer of at most 1e9 that is all of `text`.
+inline std::optional<int> wholeNumber(std::string_view text)
+{
+    int n = 0;
+    const auto r = std::from_chars(text.data(), text.data() + text.size(), n);
+    if (text.empty() || r.ec != std::errc{} || r.ptr != text.data() + text.size() || n < 0 ||
+        n > 1'000'000'000)
+        return std::nullopt;
+    return n;
+}
+
+// Megatron-LM's --moe-layer-freq (and NeMo's moe_layer_freq): "1" (every layer MoE),
+// "([0]*N+[1]*M)" or a list of 0s then 1s; the leading dense layers, nullopt for another
+// pattern.
+inline std::optional<int> leadingDenseLayers(std::string text)
+{
+    std::erase_if(text, [](char c) { return c == ' ' || c == '(' || c == ')'; });
+    if (text == "1")
+        return 0;
+    if (text.starts_with("[0]*")) {
+        const std::size_t plus = text.find("+[1]*");
+        if (plus == std::string::npos || !wholeNumber(text.substr(plus + 5)))
+            return std::nullopt;
+        return wholeNumber(std::string_view(text).substr(4, plus - 4));
+    }
+    if (text.size() < 3 || text.front() != '[' || text.back() != ']')
+        return std::nullopt;
+    std::string bits;
+    for (std::size_t i = 1; i + 1 < text.size(); ++i) {
+        const char c = text[i];
+        if (c == '0' || c == '1')
+            bits += c;
+        else if (c != ',')
+            return std::nullopt;
+    }
+    const std::size_t firstOne = bits.find('1');
+    if (firstOne == std::string::npos || bits.find('0', firstOne) != std::string::npos)
+        return std::nullopt;
+    return static_cast<int>(firstOne);
+}
+
+// The left size of an attention window written "LEFT,RIGHT", "(LEFT, RIGHT)" or
+// "[LEFT,RIGHT]" (RIGHT 0 or -1 for causal attention).
+inline std::optional<int> windowLeft(std::string text)
+{
+    std::erase_if(text,
+                  [](char c) { return c == ' ' || c == '(' || c == ')' || c == '[' || c == ']'; });
+    const std::size_t comma = text.find(',');
+    if (comma == std::string::npos)
+        return std::nullopt;
+    const std::string_view right = std::string_view(text).substr(comma + 1);
+    if (!wholeNumber(right.starts_with('-') ? right.substr(1) : right))
+        return std::nullopt;
+    return wholeNumber(std::string_view(text).substr(0, comma));
+}
 
 inline void setInt(Reader& r, const std::string& name, int& field)
 {

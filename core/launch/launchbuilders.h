@@ -22,6 +22,31 @@ struct PlanInputs
     bool dpCrossesBuildings = false;
 };
 
+// Appends to a plan: a setting (text or integer value), a boolean in the framework's literal
+// (Python's True/False for NeMo, TOML's true/false for TorchTitan), an unexpressed knob.
+struct Adder
+{
+    LaunchPlan& plan;
+    void operator()(std::string name, std::string value, std::string from) const
+    {
+        plan.settings.push_back({std::move(name), std::move(value), std::move(from)});
+    }
+    void operator()(std::string name, long long value, std::string from) const
+    {
+        (*this)(std::move(name), std::to_string(value), std::move(from));
+    }
+    void flag(std::string name, bool value, std::string from) const
+    {
+        const bool python = plan.framework == Framework::Nemo;
+        (*this)(std::move(name), value ? (python ? "True" : "true") : (python ? "False" : "false"),
+                std::move(from));
+    }
+    void unexpressed(std::string knob, std::string why) const
+    {
+        plan.unexpressed.push_back({std::move(knob), std::move(why)});
+    }
+};
+
 void addMegatronSettings(const PlanInputs& in, LaunchPlan& plan);
 void addNemoSettings(const PlanInputs& in, LaunchPlan& plan);
 void addTorchTitanSettings(const PlanInputs& in, LaunchPlan& plan);

@@ -4,7 +4,6 @@
 
 #include <algorithm>
 #include <cctype>
-#include <regex>
 #include <sstream>
 
 namespace archipelago::core {
@@ -185,6 +184,65 @@ std::vector<std::string> shellWords(std::string_view text, const std::string& fi
     return words;
 }
 
+// A line "key:" or "key: value" (an identifier, then a colon), as a recipe YAML has.
+bool looksLikeYaml(std::string_view text)
+{
+    std::size_t start = 0;
+    while (start < text.size()) {
+        std::size_t end = text.find('\n', start);
+        if (end == std::string_view::npos)
+            end = text.size();
+        const std::string line = trimmed(text.substr(start, end - start));
+        std::size_t i = 0;
+        if (!line.empty() && (std::isalpha(static_cast<unsigned char>(line[0])) || line[0] == '_'))
+            while (i < line.size() && isNameChar(line[i]))
+                ++i;
+        if (i > 0 && i < line.size() && line[i] == ':')
+            return true;
+        start = end + 1;
+    }
+    return false;
+}
+
+// One of parse_str_to_list's two re.sub passes, without std::regex (whose recursion overflows
+// the stack on long inputs): at each position, `match` returns the length of a match and sets
+// the repeated text and count, or returns 0. False when the result would pass `limit`.
+template <typename Match> bool unroll(std::string& text, std::size_t limit, Match match)
+{
+    std::string out;
+    for (std::size_t i = 0; i < text.size();) {
+        std::string repeated;
+        long long count = 0;
+        const std::size_t length = match(text, i, repeated, count);
+        if (length == 0) {
+            out += text[i++];
+            continue;
+        }
+        if (count > 0 && (repeated.size() * static_cast<std::size_t>(count) > limit ||
+                          out.size() + repeated.size() * static_cast<std::size_t>(count) > limit))
+            return false;
+        for (long long k = 0; k < count; ++k)
+            out += repeated;
+        i += length;
+    }
+    text = std::move(out);
+    return true;
+}
+
+// "*" and digits at `at`: their length (0 when there are none) and the number.
+std::size_t repeatCount(const std::string& text, std::size_t at, long long& count)
+{
+    if (at >= text.size() || text[at] != '*')
+        return 0;
+    std::size_t end = at + 1;
+    count = 0;
+    while (end < text.size() && std::isdigit(static_cast<unsigned char>(text[end]))) {
+        count = std::min<long long>(count * 10 + (text[end] - '0'), 1'000'000'000);
+        ++end;
+    }
+    return end > at + 1 ? end - at : 0;
+}
+
 } // namespace
 
 FoundSettings readMegatronSettings(std::string_view text, const std::string& fileName)
@@ -240,9 +298,7 @@ FoundSettings readNemoSettings(std::string_view text, const std::string& fileNam
 {
     FoundSettings found;
     // A recipe YAML has "key:" lines and no "key=value" words; anything else is a command.
-    const bool yaml = std::regex_search(std::string(text), std::regex(R"(^\s*[A-Za-z_]\w*:)",
-                                                                      std::regex::multiline)) &&
-                      text.find('=') == std::string_view::npos;
+    const bool yaml = looksLikeYaml(text) && text.find('=') == std::string_view::npos;
     if (!yaml) {
         for (const std::string& w : shellWords(text, fileName, found.errors)) {
             const std::size_t eq = w.find('=');
@@ -356,24 +412,38 @@ FoundSettings readTorchTitanSettings(std::string_view text, const std::string& f
 
 std::optional<std::vector<std::string>> parsePipelineLayout(std::string_view text)
 {
+    // Megatron-LM's layouts hold layers, not millions: a bound on the unrolled text keeps
+    // "(t*99999|)*99999" from taking the memory.
+    constexpr std::size_t kMaxLayoutChars = 1'000'000;
     std::string layout(text);
     layout.erase(std::remove(layout.begin(), layout.end(), ','), layout.end());
-    for (const char* pattern : {R"(\(([^)]+)\)\*(\d+))", R"((.)\*(\d+))"}) {
-        const std::regex re(pattern);
-        std::string out;
-        auto begin = layout.cbegin();
-        for (std::smatch m; std::regex_search(begin, layout.cend(), m, re);) {
-            out.append(begin, m[0].first);
-            const int n = std::stoi(m[2].str());
-            if (n > 100'000)
-                return std::nullopt;
-            for (int i = 0; i < n; ++i)
-                out += m[1].str();
-            begin = m[0].second;
-        }
-        out.append(begin, layout.cend());
-        layout = std::move(out);
-    }
+    // r'\(([^)]+)\)\*(\d+)': "(" then one or more non-")" up to ")" then "*n".
+    const auto group = [](const std::string& t, std::size_t i, std::string& repeated,
+                          long long& count) -> std::size_t {
+        if (t[i] != '(')
+            return 0;
+        const std::size_t close = t.find(')', i + 1);
+        if (close == std::string::npos || close == i + 1)
+            return 0;
+        const std::size_t star = repeatCount(t, close + 1, count);
+        if (star == 0)
+            return 0;
+        repeated = t.substr(i + 1, close - i - 1);
+        return close + 1 + star - i;
+    };
+    // r'(.)\*(\d+)': any character but a newline, then "*n".
+    const auto single = [](const std::string& t, std::size_t i, std::string& repeated,
+                           long long& count) -> std::size_t {
+        if (t[i] == '\n')
+            return 0;
+        const std::size_t star = repeatCount(t, i + 1, count);
+        if (star == 0)
+            return 0;
+        repeated = std::string(1, t[i]);
+        return 1 + star;
+    };
+    if (!unroll(layout, kMaxLayoutChars, group) || !unroll(layout, kMaxLayoutChars, single))
+        return std::nullopt;
     std::vector<std::string> chunks(1);
     for (char c : layout) {
         if (c == '|')

@@ -9,15 +9,16 @@
 #include <algorithm>
 #include <charconv>
 #include <cmath>
-#include <regex>
 #include <set>
 
 namespace archipelago::core {
 
 namespace {
 
+using launch::leadingDenseLayers;
 using launch::Reader;
 using launch::setInt;
+using launch::windowLeft;
 
 // Layers per pipeline rank from a layout's chunks (chunk (vpp, rank) at vpp * pp + rank).
 std::optional<std::vector<int>> layersFromLayout(const std::vector<std::string>& chunks, int pp,
@@ -34,27 +35,6 @@ std::optional<std::vector<int>> layersFromLayout(const std::vector<std::string>&
         mtpDepth += static_cast<int>(std::count(chunks[i].begin(), chunks[i].end(), 'm'));
     }
     return perRank;
-}
-
-// Megatron-LM's --moe-layer-freq: "1" (every layer), "([0]*a+[1]*b)" or a list of 0 and 1
-// with the dense layers first. The leading dense layers, or nullopt for another pattern.
-std::optional<int> leadingDenseLayers(std::string text)
-{
-    text.erase(std::remove_if(text.begin(), text.end(),
-                              [](char c) { return c == ' ' || c == '(' || c == ')'; }),
-               text.end());
-    if (text == "1")
-        return 0;
-    std::smatch m;
-    if (std::regex_match(text, m, std::regex(R"(\[0\]\*(\d+)\+\[1\]\*(\d+))")))
-        return std::stoi(m[1].str());
-    if (std::regex_match(text, std::regex(R"(\[([01],)*[01]\])"))) {
-        const std::string bits = std::regex_replace(text, std::regex(R"([\[\],])"), "");
-        const std::size_t firstOne = bits.find('1');
-        if (firstOne != std::string::npos && bits.find('0', firstOne) == std::string::npos)
-            return static_cast<int>(firstOne);
-    }
-    return std::nullopt;
 }
 
 // The model's shape, as a Megatron-LM command that describes a model gives it.
@@ -74,13 +54,10 @@ void importModelShape(Reader& r, Workload& w)
     w.tiedEmbeddings = !r.boolean("--untie-embeddings-and-output-weights").value_or(false);
     w.attentionWindow = 0;
     if (const auto window = r.text("--window-size")) {
-        int left = 0;
-        const std::string digits = std::regex_replace(*window, std::regex(R"([()\s])"), "");
-        const auto res = std::from_chars(digits.data(), digits.data() + digits.size(), left);
-        if (res.ec != std::errc{} || left < 0)
-            r.fail("--window-size", "expected LEFT,RIGHT, found '" + *window + "'");
+        if (const auto left = windowLeft(*window))
+            w.attentionWindow = *left;
         else
-            w.attentionWindow = left;
+            r.fail("--window-size", "expected LEFT,RIGHT, found '" + *window + "'");
     }
     r.boolean("--bf16");
     const std::string fp8 = r.text("--fp8-format").value_or("");

@@ -6,7 +6,6 @@
 #include "launch/launchbuilders.h"
 
 #include <algorithm>
-#include <regex>
 
 namespace archipelago::core::launch {
 
@@ -95,9 +94,8 @@ void importNemo(Reader& r, Scenario& s, ImportedSettings& out)
     setInt(r, mc + "vocab_size", w.vocab);
     setBool(r, mc + "share_embeddings_and_output_weights", w.tiedEmbeddings);
     if (const auto window = r.text(mc + "window_size")) {
-        std::smatch m;
-        if (std::regex_match(*window, m, std::regex(R"(\[\s*(\d+)\s*,\s*-?\d+\s*\])")))
-            w.attentionWindow = std::stoi(m[1].str());
+        if (const auto left = windowLeft(*window))
+            w.attentionWindow = *left;
         else
             r.fail(mc + "window_size", "expected [LEFT,RIGHT], found '" + *window + "'");
     }
@@ -110,13 +108,11 @@ void importNemo(Reader& r, Scenario& s, ImportedSettings& out)
             w.moe.sharedExperts =
                 w.moe.expertFfnHidden > 0 ? static_cast<int>(*shared / w.moe.expertFfnHidden) : 0;
         if (const auto freq = r.text(mc + "moe_layer_freq")) {
-            std::smatch m;
-            if (std::regex_match(*freq, m, std::regex(R"(\[0\]\*(\d+)\+\[1\]\*\d+)")))
-                w.moe.firstDenseLayers = std::stoi(m[1].str());
-            else if (*freq == "1")
-                w.moe.firstDenseLayers = 0;
+            if (const auto dense = leadingDenseLayers(*freq))
+                w.moe.firstDenseLayers = *dense;
             else
-                r.fail(mc + "moe_layer_freq", "expected 1 or [0]*N+[1]*M, found '" + *freq + "'");
+                r.fail(mc + "moe_layer_freq",
+                       "expected 1, [0]*N+[1]*M or a list of 0s then 1s, found '" + *freq + "'");
         }
         r.boolean(mc + "moe_grouped_gemm");
         if (r.integer(mc + "moe_router_num_groups"))
@@ -197,7 +193,9 @@ void importTorchTitan(Reader& r, Scenario& s, ImportedSettings& out)
     if (const auto global = r.integer("training.global_batch_size", -1); global && *global > 0)
         w.globalBatch = static_cast<int>(*global);
     else if (const auto local = r.integer("training.local_batch_size"); local && shard)
-        w.globalBatch = static_cast<int>(*local * replicate.value_or(1) * std::max(1LL, *shard));
+        w.globalBatch = static_cast<int>(
+            std::min(1e9, static_cast<double>(*local) * static_cast<double>(replicate.value_or(1)) *
+                              static_cast<double>(std::max(1LL, *shard))));
     r.text("training.local_batch_size");
     if (const auto steps = r.integer("training.steps"))
         w.trainTokens = static_cast<double>(*steps) * w.globalBatch * w.seqLen;

@@ -9,23 +9,6 @@ namespace archipelago::core::launch {
 
 namespace {
 
-struct Adder
-{
-    LaunchPlan& plan;
-    void operator()(std::string name, std::string value, std::string from) const
-    {
-        plan.settings.push_back({std::move(name), std::move(value), std::move(from)});
-    }
-    void operator()(std::string name, long long value, std::string from) const
-    {
-        (*this)(std::move(name), std::to_string(value), std::move(from));
-    }
-    void unexpressed(std::string knob, std::string why) const
-    {
-        plan.unexpressed.push_back({std::move(knob), std::move(why)});
-    }
-};
-
 // The model's layers per pipeline rank as Megatron-LM splits them: even, or the first / last
 // rank different (--decoder-first/last-pipeline-num-layers), else an explicit layout, which
 // also gives the virtual stages (arguments.py refuses both). True when it wrote the layout.

@@ -9,27 +9,6 @@ namespace archipelago::core::launch {
 
 namespace {
 
-struct Adder
-{
-    LaunchPlan& plan;
-    void operator()(std::string name, std::string value, std::string from) const
-    {
-        plan.settings.push_back({std::move(name), std::move(value), std::move(from)});
-    }
-    void operator()(std::string name, long long value, std::string from) const
-    {
-        (*this)(std::move(name), std::to_string(value), std::move(from));
-    }
-    void flag(std::string name, bool value, std::string from) const
-    {
-        (*this)(std::move(name), value ? "true" : "false", std::move(from));
-    }
-    void unexpressed(std::string knob, std::string why) const
-    {
-        plan.unexpressed.push_back({std::move(knob), std::move(why)});
-    }
-};
-
 // torch.distributed.pipelining's schedule names (get_schedule_class).
 const char* scheduleName(ScheduleKind kind, int virtualStages)
 {
