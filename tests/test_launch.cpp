@@ -137,6 +137,7 @@ private slots:
     void unevenSplitBecomesALayout();
     void unexpressedKnobsAreListed();
     void ncclEnvironmentTakesTheLargestLink();
+    void hierarchicalHintNamesTheSetting();
     void scriptHandsSlurmTheHostfile();
     void scriptRefusesTooFewNodes();
     void cliWritesAndRefuses();
@@ -365,6 +366,34 @@ void TestLaunch::ncclEnvironmentTakesTheLargestLink()
     s.placement.shards = {core::PlacementShard(4, {0, 0, 0, 0})};
     for (const core::LaunchSetting& e : planFor(s, core::Framework::MegatronLm).environment)
         QVERIFY(!e.name.starts_with("NCCL_"));
+}
+
+// DP across buildings with one optimizer instance: each framework's note names its own setting
+// for the hierarchical scheme; with one instance per building the note is gone.
+void TestLaunch::hierarchicalHintNamesTheSetting()
+{
+    core::Scenario s = tests::loadPreset("scale-across-100k-3-regions.json");
+    QVERIFY(core::dataParallelCrossesDatacenters(s));
+    const std::pair<core::Framework, const char*> settings[] = {
+        {core::Framework::MegatronLm, "--num-distributed-optimizer-instances"},
+        {core::Framework::Nemo, "trainer.strategy.num_distributed_optimizer_instances"},
+        {core::Framework::TorchTitan, "parallelism.data_parallel_replicate_degree"}};
+    const auto hinted = [&](const core::LaunchPlan& plan, const char* setting) {
+        return std::any_of(plan.notes.begin(), plan.notes.end(), [&](const std::string& n) {
+            return n.find("one optimizer instance") != std::string::npos &&
+                   n.find(setting) != std::string::npos;
+        });
+    };
+    for (const auto& [framework, setting] : settings)
+        QVERIFY2(hinted(planFor(s, framework), setting), setting);
+    s.parallelism.distributedOptimizerInstances = 3;
+    const core::LaunchPlan plan = planFor(s, core::Framework::MegatronLm);
+    QVERIFY(!hinted(plan, "--num-distributed-optimizer-instances"));
+    QCOMPARE(find(plan, "--num-distributed-optimizer-instances")->value, std::string("3"));
+    QCOMPARE(
+        find(planFor(s, core::Framework::TorchTitan), "parallelism.data_parallel_replicate_degree")
+            ->value,
+        std::string("3"));
 }
 
 void TestLaunch::scriptHandsSlurmTheHostfile()

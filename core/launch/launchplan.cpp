@@ -357,6 +357,24 @@ LaunchPlan launchPlan(const Scenario& scenario, const Catalog& catalog,
         launch::addTorchTitanSettings(in, plan);
         break;
     }
+    // Synchronous DP across buildings with one optimizer instance sends every gradient byte over
+    // the DCI; the hierarchical scheme sends only the shards (evaluation/datacost.cpp).
+    const Parallelism& par = scenario.parallelism;
+    if (in.dpCrossesBuildings && in.buildings > 1 && optimizerInstances(par) == 1 &&
+        par.datacenterSync.scheme == DatacenterSync::Synchronous) {
+        const char* setting =
+            framework == Framework::MegatronLm ? "--num-distributed-optimizer-instances"
+            : framework == Framework::Nemo ? "trainer.strategy.num_distributed_optimizer_instances"
+                                           : "parallelism.data_parallel_replicate_degree (HSDP)";
+        plan.notes.push_back(
+            "DP crosses buildings with one optimizer instance, so every gradient byte crosses the "
+            "DCI. The hierarchical scheme (the distributed optimizer with one instance per "
+            "building, " +
+            std::to_string(in.buildings) +
+            " here) sends only the shards; set it in the scenario "
+            "to see its effect, and " +
+            setting + " carries it");
+    }
     launch::addNcclEnvironment(scenario, plan.ranks, plan);
     plan.notes.insert(plan.notes.end(), plan.ranks.notes.begin(), plan.ranks.notes.end());
     // A design that does not fit is written, never silently: the warning heads the notes.

@@ -239,11 +239,6 @@ void addMegatronSettings(const PlanInputs& in, LaunchPlan& plan)
     addParallelism(in, add);
     addSchedule(in, add);
     addWorkload(in, add);
-    if (in.dpCrossesBuildings && optimizerInstances(in.scenario.parallelism) == 1 &&
-        in.buildings > 1)
-        plan.notes.push_back("DP crosses buildings with one distributed-optimizer instance: every "
-                             "gradient byte crosses the DCI; --num-distributed-optimizer-instances "
-                             "equal to the buildings sends only the shards (cost model v3)");
 }
 
 } // namespace archipelago::core::launch

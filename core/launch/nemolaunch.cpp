@@ -151,8 +151,10 @@ void addWorkload(const PlanInputs& in, const Adder& add)
              "asynchronous checkpoints");
     if (in.checkpointIterations > 0)
         add.plan.notes.push_back(
-            "checkpoint every " + std::to_string(in.checkpointIterations) +
-            " steps: set the recipe's log.ckpt.every_n_train_steps (Lightning's ModelCheckpoint, "
+            "checkpoint every " +
+            (in.checkpointIterations == 1 ? std::string("step")
+                                          : std::to_string(in.checkpointIterations) + " steps") +
+            ": set the recipe's log.ckpt.every_n_train_steps (Lightning's ModelCheckpoint, "
             "outside the checked argument list)");
 }
 
