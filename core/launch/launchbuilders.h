@@ -12,8 +12,6 @@ namespace archipelago::core::launch {
 struct PlanInputs
 {
     const Scenario& scenario;
-    const Catalog& catalog;
-    const Evaluation& evaluation;
     std::int64_t dp = 1;
     int gpusPerNode = 8;
     std::int64_t trainIterations = 0;      // tokens to train / tokens per iteration, rounded up
@@ -58,7 +56,6 @@ std::vector<int> chunkLayers(const Scenario& scenario);
 // the embedding on the first chunk, the loss (and MTP modules) on the last.
 std::string pipelineLayout(const Scenario& scenario);
 
-std::string formatNumber(double value);      // shortest text that reads back the same value
 std::string quoted(const std::string& text); // a TOML / Python string literal
 
 } // namespace archipelago::core::launch

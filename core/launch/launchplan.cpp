@@ -3,12 +3,9 @@
 #include "launch/launchbuilders.h"
 
 #include <algorithm>
-#include <cctype>
-#include <charconv>
 #include <cmath>
 #include <cstdio>
 #include <map>
-#include <sstream>
 
 namespace archipelago::core {
 
@@ -181,13 +178,6 @@ std::vector<std::string> hostfileLines(const RankLayout& layout,
 
 namespace launch {
 
-std::string formatNumber(double value)
-{
-    char buffer[32];
-    const auto result = std::to_chars(buffer, buffer + sizeof buffer, value);
-    return std::string(buffer, result.ptr);
-}
-
 std::string quoted(const std::string& text)
 {
     std::string out = "\"";
@@ -259,12 +249,11 @@ void addNcclEnvironment(const Scenario& scenario, const RankLayout& layout, Laun
         return;
     const NcclSettings defaults;
     NcclSettings most = defaults;
-    std::vector<std::string> differing;
+    const auto hosts = [&](Id dc) {
+        return std::any_of(layout.buildings.begin(), layout.buildings.end(),
+                           [&](const BuildingNodes& b) { return b.datacenter == dc; });
+    };
     for (const DciLink& link : scenario.topology.links) {
-        const auto hosts = [&](Id dc) {
-            return std::any_of(layout.buildings.begin(), layout.buildings.end(),
-                               [&](const BuildingNodes& b) { return b.datacenter == dc; });
-        };
         if (!hosts(link.a) || !hosts(link.b))
             continue;
         const NcclSettings& n = link.nccl;
@@ -273,8 +262,6 @@ void addNcclEnvironment(const Scenario& scenario, const RankLayout& layout, Laun
         most.p2pChannelsPerPeer = std::max(most.p2pChannelsPerPeer, n.p2pChannelsPerPeer);
         most.p2pChunkBytes = std::max(most.p2pChunkBytes, n.p2pChunkBytes);
         most.qpsPerConnection = std::max(most.qpsPerConnection, n.qpsPerConnection);
-        if (!(n == defaults))
-            differing.push_back(std::to_string(link.id));
     }
     const std::size_t before = plan.environment.size();
     const auto bytes = [](double b) { return std::to_string(static_cast<std::int64_t>(b)); };
@@ -300,7 +287,7 @@ void addNcclEnvironment(const Scenario& scenario, const RankLayout& layout, Laun
                              "long-haul links' settings applies to every connection of the job, "
                              "inside buildings too (more buffer memory per peer, no slower)");
     for (const DciLink& link : scenario.topology.links)
-        if (link.transport == DciTransport::LossyIp)
+        if (link.transport == DciTransport::LossyIp && hosts(link.a) && hosts(link.b))
             plan.notes.push_back("link " + std::to_string(link.id) +
                                  " is modelled as TCP over a lossy network: its window is the "
                                  "hosts' TCP buffers (net.ipv4.tcp_rmem / tcp_wmem), set outside "
@@ -327,7 +314,7 @@ LaunchPlan launchPlan(const Scenario& scenario, const Catalog& catalog,
     plan.scenarioName = scenario.name;
     plan.ranks = rankLayout(scenario, catalog);
 
-    launch::PlanInputs in{scenario, catalog, evaluation};
+    launch::PlanInputs in{scenario};
     in.dp = dataParallel(scenario);
     in.gpusPerNode = plan.ranks.gpusPerNode;
     in.buildings = static_cast<int>(plan.ranks.buildings.size());

@@ -240,16 +240,17 @@ void megatron(std::ostringstream& out, const LaunchPlan& plan)
         << "  pretrain_gpt \"${ARGS[@]}\" \"$@\"\n";
 }
 
-void nemo(std::ostringstream& out, const LaunchPlan& plan, const std::string& recipe)
+void nemo(std::ostringstream& out, const LaunchPlan& plan)
 {
-    out << "# ---- NeMo " << pinnedRelease(plan.framework) << " overrides of the " << recipe
+    out << "# ---- NeMo " << pinnedRelease(plan.framework) << " overrides of the " << plan.recipe
         << " recipe (nemo llm pretrain; values are Python literals)\n"
         << "OVERRIDES=(\n";
     for (const LaunchSetting& s : plan.settings)
         out << padded("  " + shellWord(s.name + "=" + s.value), 60) << "# " << commentText(s.from)
             << '\n';
     out << ")\n"
-        << kSrun << "exec nemo llm pretrain --factory " << recipe << " --yes --direct \"$@\"' \\\n"
+        << kSrun << "exec nemo llm pretrain --factory " << plan.recipe
+        << " --yes --direct \"$@\"' \\\n"
         << "  nemo \"${OVERRIDES[@]}\" \"$@\"\n";
 }
 
@@ -291,7 +292,7 @@ std::string renderLaunchPlan(const LaunchPlan& plan, const std::string& archipel
         megatron(out, plan);
         break;
     case Framework::Nemo:
-        nemo(out, plan, plan.recipe);
+        nemo(out, plan);
         break;
     case Framework::TorchTitan:
         torchtitan(out, plan);
