@@ -476,6 +476,9 @@ void TestLaunch::cliWritesAndRefuses()
     QCOMPARE(run.exitCode, 2);
     QVERIFY(run.err.find("unknown framework 'deepspeed'") != std::string::npos);
     QCOMPARE(tests::runCli({"launch", preset}).exitCode, 2);
+    run = tests::runCli({"launch", preset, "--for", "nemo", "--for", "torchtitan"});
+    QCOMPARE(run.exitCode, 2);
+    QVERIFY(run.err.find("--for given twice") != std::string::npos);
     QCOMPARE(tests::runCli({"launch", dir.filePath("none.json").toStdString(), "--for", "nemo"})
                  .exitCode,
              1);

@@ -336,6 +336,9 @@ void TestLaunchImport::cliImports()
     QCOMPARE(tests::runCli({"import", "megatron-lm", "--tensor-model-parallel-size 4"}).exitCode,
              2);
     QCOMPARE(tests::runCli({"import", "deepspeed", "x", "--over", preset}).exitCode, 2);
+    run = tests::runCli({"import", "nemo", script, "--over", preset, "--over", preset});
+    QCOMPARE(run.exitCode, 2);
+    QVERIFY(run.err.find("--over given twice") != std::string::npos);
     run = tests::runCli({"import", "megatron-lm", "--num-layers x", "--over", preset});
     QCOMPARE(run.exitCode, 1);
     QVERIFY(run.err.find("--num-layers: expected an integer") != std::string::npos);

@@ -12,6 +12,7 @@
 
 #include <filesystem>
 #include <ostream>
+#include <set>
 
 namespace archipelago::cli {
 
@@ -27,6 +28,7 @@ int runImport(const std::vector<std::string>& args, std::ostream& out, std::ostr
     std::vector<std::string> positional;
     std::string over;
     std::string output;
+    std::set<std::string> given;
     for (std::size_t i = 0; i < args.size(); ++i) {
         const std::string& a = args[i];
         if (a == "-h" || a == "--help") {
@@ -41,6 +43,10 @@ int runImport(const std::vector<std::string>& args, std::ostream& out, std::ostr
         if (a == "--over" || a == "-o") {
             if (i + 1 >= args.size()) {
                 err << "archipelago-cli import: " << a << " needs a value\n" << kImportUsage;
+                return kExitUsage;
+            }
+            if (!given.insert(a).second) {
+                err << "archipelago-cli import: " << a << " given twice\n" << kImportUsage;
                 return kExitUsage;
             }
             (a == "-o" ? output : over) = args[++i];

@@ -9,6 +9,7 @@
 #include "launch/launchplan.h"
 
 #include <ostream>
+#include <set>
 
 namespace archipelago::cli {
 
@@ -24,6 +25,7 @@ int runLaunch(const std::vector<std::string>& args, std::ostream& out, std::ostr
     std::string file;
     std::string output;
     std::optional<core::Framework> framework;
+    std::set<std::string> given;
     for (std::size_t i = 0; i < args.size(); ++i) {
         const std::string& a = args[i];
         if (a == "-h" || a == "--help") {
@@ -38,6 +40,11 @@ int runLaunch(const std::vector<std::string>& args, std::ostream& out, std::ostr
         if (a == "--for" || a == "-o") {
             if (i + 1 >= args.size()) {
                 err << "archipelago-cli launch: " << a << " needs a value\n" << kLaunchUsage;
+                return kExitUsage;
+            }
+            // One value per option: a second one is a mistake in a script, not an override.
+            if (!given.insert(a).second) {
+                err << "archipelago-cli launch: " << a << " given twice\n" << kLaunchUsage;
                 return kExitUsage;
             }
             const std::string& value = args[++i];
