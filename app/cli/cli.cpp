@@ -28,6 +28,12 @@ std::string usage()
            "  import megatron-lm|nemo|torchtitan COMMAND|FILE --over SCENARIO.json [-o OUT.json]\n"
            "                                      a framework's settings as the workload and\n"
            "                                      parallelism of a scenario over SCENARIO.json\n"
+           "  measure megatron-lm|nemo|torchtitan LOG --over SCENARIO.json [--id ID] -o RUNS.json\n"
+           "                                      a training log's measured iteration time, as\n"
+           "                                      a run of RUNS.json for calibrate\n"
+           "  calibrate RUNS.json... [--accelerator NAME] [--fit NAME,...] -o OUT.json\n"
+           "                                      an accelerator's efficiency parameters fitted\n"
+           "                                      on measured runs, with leave-one-out errors\n"
            "  report SCENARIO.json [--sweep SWEEP.json] [--paper a4|letter]\n"
            "        -o OUT.pdf|OUT.html|-\n"
            "                                      the review report (builds with the GUI only)\n"
@@ -70,6 +76,10 @@ int run(const std::vector<std::string>& args, std::ostream& out, std::ostream& e
         return runLaunch(rest, out, err);
     if (command == "import")
         return runImport(rest, out, err);
+    if (command == "measure")
+        return runMeasure(rest, out, err);
+    if (command == "calibrate")
+        return runCalibrate(rest, out, err);
     err << "archipelago-cli: unknown command '" << command << "'\n\n" << usage();
     return kExitUsage;
 }

@@ -24,6 +24,8 @@ int runSweep(const std::vector<std::string>& args, std::ostream& out, std::ostre
 int runMerge(const std::vector<std::string>& args, std::ostream& out, std::ostream& err);
 int runLaunch(const std::vector<std::string>& args, std::ostream& out, std::ostream& err);
 int runImport(const std::vector<std::string>& args, std::ostream& out, std::ostream& err);
+int runMeasure(const std::vector<std::string>& args, std::ostream& out, std::ostream& err);
+int runCalibrate(const std::vector<std::string>& args, std::ostream& out, std::ostream& err);
 
 std::string usage();
 

@@ -94,6 +94,9 @@ void printTable(const std::string& file, const core::Evaluation& ev, std::ostrea
                             num(", colocation %.4g", c.facilityUsdPerHour) +
                             num(", energy %.4g", c.energyUsdPerHour) +
                             num(" for %.4g MW of IT load)", c.itPowerW / 1e6));
+    if (ev.calibration)
+        row("calibration",
+            core::calibrationSummary(*ev.calibration) + " (" + ev.calibration->file + ")");
     row("network capex", num("%.4g USD", ev.networkCapexUsd));
     row("network power", num("%.4g W", ev.networkPowerW));
     for (const core::LinkTraffic& t : ev.traffic)

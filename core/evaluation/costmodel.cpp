@@ -20,7 +20,8 @@ namespace archipelago::core {
 
 Evaluation evaluate(const Scenario& scenario)
 {
-    if (scenario.catalogOverrides.empty()) // no copy of the catalog on the hot path
+    // No copy of the catalog on the hot path.
+    if (scenario.catalogOverrides.empty() && !scenario.calibration)
         return evaluate(scenario, builtinCatalog());
     return evaluate(scenario, effectiveCatalog(scenario));
 }
@@ -184,6 +185,23 @@ const PlacementAnalysis& EvaluationWorkspace::placementFor(const Scenario& scena
     return e.analysis;
 }
 
+namespace {
+
+// The scenario's calibration, when some datacenter's accelerator is the one it was fitted for
+// (effectiveCatalog applied it to that accelerator's parameters).
+void noteCalibration(const Scenario& s, Evaluation& ev)
+{
+    if (!s.calibration)
+        return;
+    for (const Datacenter& dc : s.topology.datacenters)
+        if (dc.accelerator == s.calibration->accelerator) {
+            ev.calibration = s.calibration;
+            return;
+        }
+}
+
+} // namespace
+
 Evaluation evaluate(const Scenario& scenario, const Catalog& catalog,
                     const EvaluateOptions& options, EvaluationWorkspace* workspace)
 {
@@ -258,6 +276,7 @@ Evaluation evaluate(const Scenario& scenario, const Catalog& catalog,
     ev.timeline = std::move(ctx.pipe.timeline);
     warningsPass(ctx);
     finitePass(ctx);
+    noteCalibration(s, ev);
     return ev;
 }
 

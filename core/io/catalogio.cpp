@@ -344,9 +344,14 @@ const Catalog& builtinCatalog()
 
 Catalog effectiveCatalog(const Scenario& scenario)
 {
-    if (scenario.catalogOverrides.empty())
+    if (scenario.catalogOverrides.empty() && !scenario.calibration)
         return builtinCatalog();
-    return builtinCatalog().mergedWith(scenario.catalogOverrides);
+    Catalog catalog = builtinCatalog().mergedWith(scenario.catalogOverrides);
+    if (const std::optional<Calibration>& c = scenario.calibration)
+        for (AcceleratorSpec& a : catalog.accelerators)
+            if (a.name == c->accelerator)
+                a.efficiency = calibrated(a.efficiency, *c);
+    return catalog;
 }
 
 } // namespace archipelago::core

@@ -49,6 +49,10 @@ const std::vector<Column>& columns()
         for (const char* key : {kWeightsGib, kGradientsGib, kOptimizerGib, kActivationsGib,
                                 kOtherGib, kInFlightMicroBatches, kWorstStage})
             c.push_back({std::string(kMemory) + "_" + key, at({kMemory, key})});
+        // The calibration in effect: its file (empty: the catalog's) and its leave-one-out error.
+        c.push_back({kCalibration, at({kCalibration, "file"})});
+        c.push_back({std::string(kCalibration) + "_leave_one_out_mean",
+                     at({kCalibration, "leave_one_out_mean"})});
         c.push_back({kWarnings, at({kWarnings})});
         return c;
     }();

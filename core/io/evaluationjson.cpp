@@ -119,6 +119,24 @@ json datacenterSyncJson(const DatacenterSyncResult& d)
             {kComputeMultiplier, d.computeMultiplier}};
 }
 
+// The calibration in effect (null: the catalog's parameters), as its file gives it.
+json calibrationJson(const std::optional<Calibration>& c)
+{
+    if (!c)
+        return nullptr;
+    json fitted = json::object();
+    for (const auto& [name, value] : c->fitted)
+        fitted[name] = value;
+    return {{"file", c->file},
+            {"accelerator", c->accelerator},
+            {"runs", c->runs},
+            {"fitted", fitted},
+            {"in_sample_mean", c->inSampleMeanError},
+            {"in_sample_max", c->inSampleMaxError},
+            {"leave_one_out_mean", c->leaveOneOutMeanError},
+            {"leave_one_out_max", c->leaveOneOutMaxError}};
+}
+
 } // namespace
 
 json evaluationToJson(const std::string& file, const Evaluation& ev)
@@ -152,7 +170,8 @@ json evaluationToJson(const std::string& file, const Evaluation& ev)
             {kRunCost, runCostJson(ev.runCost)},
             {kGpus, ev.gpus},
             {kWarnings, warnings},
-            {kAssumptions, ev.assumptions}};
+            {kAssumptions, ev.assumptions},
+            {kCalibration, calibrationJson(ev.calibration)}};
 }
 
 } // namespace archipelago::core

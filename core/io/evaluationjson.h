@@ -38,6 +38,7 @@ inline constexpr const char* kDatacenterSyncResult = "datacenter_sync";
 inline constexpr const char* kRunCost = "run_cost";
 inline constexpr const char* kWarnings = "warnings";
 inline constexpr const char* kAssumptions = "assumptions";
+inline constexpr const char* kCalibration = "calibration";
 
 // goodput
 inline constexpr const char* kInterruptionsPerDay = "interruptions_per_day";

@@ -3,6 +3,7 @@
 // semantic checks against the built-in catalog merged with the scenario's own entries.
 #include "io/scenarioio.h"
 
+#include "io/calibrationio.h"
 #include "io/diagnosticsink.h"
 #include "io/migration.h"
 #include "io/objectreader.h"
@@ -33,7 +34,7 @@ std::optional<int> readHeader(const Json& doc, DiagnosticSink& sink)
         return std::nullopt;
     }
     const std::string range = "an integer in " + std::to_string(oldestScenarioVersion()) + ".." +
-                              std::to_string(kScenarioVersion);
+                              std::to_string(kScenarioVersionWithCalibration);
     const auto version = doc.find(keys::kVersion);
     if (version == doc.end()) {
         sink.error("/version", "missing required key \"version\" (expected " + range + ")");
@@ -42,10 +43,11 @@ std::optional<int> readHeader(const Json& doc, DiagnosticSink& sink)
     int v = 0;
     if (!readInt(*version, "/version", sink, v, range))
         return std::nullopt;
-    if (v > kScenarioVersion) {
-        sink.error("/version",
-                   "version " + std::to_string(v) + " is newer than this program reads (at most " +
-                       std::to_string(kScenarioVersion) + "); open it with a newer Archipelago");
+    if (v > kScenarioVersionWithCalibration) {
+        sink.error("/version", "version " + std::to_string(v) +
+                                   " is newer than this program reads (at most " +
+                                   std::to_string(kScenarioVersionWithCalibration) +
+                                   "); open it with a newer Archipelago");
         return std::nullopt;
     }
     if (v < oldestScenarioVersion()) {
@@ -72,6 +74,27 @@ void addFieldChecksAfterErrors(const Scenario& s, const Catalog& catalog, Diagno
     }
     for (Diagnostic& d : checks.takeWarnings())
         sink.add(std::move(d));
+}
+
+// The calibration file a scenario names, relative to the scenario's folder: read it whole, or
+// an error at `pointer` and the file's own diagnostics (each naming the calibration file).
+void readCalibrationFile(Scenario& scenario, const std::string& pointer, DiagnosticSink& sink)
+{
+    if (!scenario.calibration)
+        return;
+    const std::string named = scenario.calibration->file;
+    const std::string path = resolveCalibrationPath(sink.file(), named);
+    CalibrationLoad load = loadCalibrationFile(path);
+    for (Diagnostic& d : load.warnings)
+        sink.add(std::move(d));
+    if (!load.ok()) {
+        sink.error(pointer, "could not read the calibration file \"" + path + "\" it names: " +
+                                (load.errors.empty() ? std::string("no calibration")
+                                                     : load.errors[0].toString()));
+        return;
+    }
+    scenario.calibration = std::move(*load.calibration);
+    scenario.calibration->file = named;
 }
 
 std::optional<Scenario> parseInto(std::string_view text, DiagnosticSink& sink,
@@ -111,7 +134,11 @@ std::optional<Scenario> parseInto(std::string_view text, DiagnosticSink& sink,
         readPins(root, pins);
         readExploreSection(root, explore);
     }
-    const Catalog catalog = builtinCatalog().mergedWith(scenario.catalogOverrides);
+    readCalibrationFile(scenario, "/calibration", sink);
+    for (std::size_t i = 0; i < pins.size(); ++i)
+        readCalibrationFile(pins[i].scenario,
+                            "/pins/" + std::to_string(i) + "/scenario/calibration", sink);
+    const Catalog catalog = effectiveCatalog(scenario);
     if (sink.hasErrors()) {
         addFieldChecksAfterErrors(scenario, catalog, sink);
         return std::nullopt;

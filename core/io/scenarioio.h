@@ -18,6 +18,9 @@ namespace archipelago::core {
 
 inline constexpr const char* kScenarioFormat = "archipelago-scenario";
 inline constexpr int kScenarioVersion = 2;
+// The newest version read: version 2 with a "calibration" key (a file naming a calibration is
+// written as 3, any other as 2).
+inline constexpr int kScenarioVersionWithCalibration = 3;
 
 // A design point pinned for comparison, saved with the document in the top-level "pins" array
 // (docs/scenario-format.md, "Pinned design points").
@@ -69,8 +72,9 @@ std::vector<Diagnostic> checkScenario(const Scenario& scenario, const Catalog& c
 
 // The built-in catalog (resources/catalog.json compiled in).
 const Catalog& builtinCatalog();
-// The built-in catalog merged with the scenario's overrides (its "catalog" section): the catalog
-// every check and every evaluation of that scenario uses.
+// The built-in catalog merged with the scenario's overrides (its "catalog" section), with the
+// scenario's calibration applied to its accelerator: the catalog every check and every
+// evaluation of that scenario uses.
 Catalog effectiveCatalog(const Scenario& scenario);
 // Parse a catalog document (same schema as resources/catalog.json).
 std::optional<Catalog> parseCatalog(std::string_view text, const std::string& fileName,

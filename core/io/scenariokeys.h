@@ -14,6 +14,7 @@ inline constexpr const char* kAttention = "attention";
 inline constexpr const char* kAttentionWindow = "attention_window";
 inline constexpr const char* kB = "b";
 inline constexpr const char* kBuffsizeBytes = "buffsize_bytes";
+inline constexpr const char* kCalibration = "calibration";
 inline constexpr const char* kCatalog = "catalog";
 inline constexpr const char* kChannels = "channels";
 inline constexpr const char* kCoherent = "coherent";

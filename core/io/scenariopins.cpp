@@ -48,7 +48,7 @@ void checkPins(const std::vector<PinnedScenario>& pins, DiagnosticSink& sink)
     for (std::size_t i = 0; i < pins.size(); ++i) {
         const Scenario& s = pins[i].scenario;
         const std::string prefix = "/pins/" + std::to_string(i) + "/scenario";
-        const Catalog catalog = builtinCatalog().mergedWith(s.catalogOverrides);
+        const Catalog catalog = effectiveCatalog(s);
         for (Diagnostic& d : checkScenario(s, catalog, sink.file())) {
             d.pointer = prefix + d.pointer;
             sink.add(std::move(d));

@@ -272,6 +272,16 @@ void readScenario(ObjectReader& root, Scenario& out)
     root.string(keys::kDescription, out.description);
     root.object(keys::kCatalog, kOpt,
                 [&](ObjectReader& r) { readCatalog(r, out.catalogOverrides); });
+    // Only the name here: parseScenario reads the file it names (io/calibrationio.h).
+    std::string calibration;
+    if (root.string(keys::kCalibration, calibration, kOpt)) {
+        if (calibration.empty()) {
+            root.error(keys::kCalibration, "expected the name of a calibration file, got \"\"");
+        } else {
+            out.calibration.emplace();
+            out.calibration->file = calibration;
+        }
+    }
     root.object(keys::kTopology, kReq, [&](ObjectReader& r) { readTopology(r, out.topology); });
     root.object(keys::kWorkload, kReq, [&](ObjectReader& r) { readWorkload(r, out.workload); });
     root.object(keys::kParallelism, kOpt,

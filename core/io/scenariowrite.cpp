@@ -230,11 +230,15 @@ Json scenarioToJson(const Scenario& s)
 {
     Json j;
     j[keys::kFormat] = kScenarioFormat;
-    j[keys::kVersion] = kScenarioVersion;
+    // Version 3 only says that the file names a calibration, which version 2 readers would
+    // drop with an "unknown key" warning and evaluate without; other files stay readable there.
+    j[keys::kVersion] = s.calibration ? kScenarioVersionWithCalibration : kScenarioVersion;
     j[keys::kName] = s.name;
     j[keys::kDescription] = s.description;
     if (!s.catalogOverrides.empty())
         j[keys::kCatalog] = catalogToJson(s.catalogOverrides);
+    if (s.calibration)
+        j[keys::kCalibration] = s.calibration->file;
     j[keys::kTopology] = toJson(s.topology);
     j[keys::kWorkload] = toJson(s.workload);
     j[keys::kParallelism] = toJson(s.parallelism);

@@ -310,6 +310,8 @@ struct Evaluation
     std::vector<TimelineBlock> timeline; // one representative pipeline
     std::vector<Warning> warnings;
     std::vector<std::string> assumptions; // choices the model made (e.g. micro-batch chosen)
+    // The scenario's calibration when it applies to an accelerator the job uses.
+    std::optional<Calibration> calibration;
 };
 
 } // namespace archipelago::core

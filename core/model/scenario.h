@@ -5,6 +5,7 @@
 // stored twice.
 #pragma once
 
+#include "model/calibration.h"
 #include "model/catalog.h"
 
 #include <cstdint>
@@ -436,6 +437,9 @@ struct Scenario
     std::string name;
     std::string description;
     Catalog catalogOverrides; // entries replacing or extending the built-in catalog
+    // Efficiency parameters fitted on the user's measured runs (model/calibration.h), read from
+    // the file the scenario names; applied over catalogOverrides.
+    std::optional<Calibration> calibration;
     Topology topology;
     Workload workload;
     Parallelism parallelism;

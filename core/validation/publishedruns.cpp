@@ -221,6 +221,32 @@ void checkRun(ObjectReader& r, const PublishedRun& run)
                            std::to_string(run.gpusPerNode));
 }
 
+// A measured run's own scenario (validation/measuredrun.h): a whole scenario document, read by
+// the scenario reader, its diagnostics under the run's "scenario" pointer.
+void readOwnScenario(ObjectReader& r, PublishedRun& run)
+{
+    const Json* v = r.find(key::kScenario, kOpt, "an Archipelago scenario");
+    if (!v)
+        return;
+    if (v->is_object() && v->contains("calibration")) {
+        r.sink().error(childPointer(r.pointerOf(key::kScenario), "calibration"),
+                       "a measured run's scenario names no calibration (the run calibrates)");
+        return;
+    }
+    LoadResult loaded = parseScenario(v->dump(), r.sink().file());
+    const std::string at = r.pointerOf(key::kScenario);
+    for (Diagnostic& d : loaded.errors) {
+        d.pointer = at + d.pointer;
+        r.sink().add(std::move(d));
+    }
+    for (Diagnostic& d : loaded.warnings) {
+        d.pointer = at + d.pointer;
+        r.sink().add(std::move(d));
+    }
+    if (loaded.ok())
+        run.scenario = std::move(*loaded.scenario);
+}
+
 PublishedRun readRun(ObjectReader& r, int version)
 {
     PublishedRun run;
@@ -236,6 +262,7 @@ PublishedRun readRun(ObjectReader& r, int version)
     r.object(key::kMeasured, kReq, [&](ObjectReader& o) {
         o.number(key::kIterationTimeS, run.measuredIterationS, kReq, kPositiveNumber);
     });
+    readOwnScenario(r, run);
     if (r.sink().errors().size() == errorsBefore)
         checkRun(r, run);
     return run;

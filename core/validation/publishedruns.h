@@ -59,6 +59,9 @@ struct PublishedRun
     int podGpus = 0;                  // 0: one pod
     double podOversubscription = 1.0; // above the pod
     double measuredIterationS = 0.0;
+    // A measured run's own scenario (key "scenario", validation/measuredrun.h): evaluated as it
+    // is, in place of the conversion of the fields above.
+    std::optional<Scenario> scenario;
 };
 
 struct PublishedRunsLoad

@@ -18,6 +18,9 @@ inline constexpr const char* kModel = "model";
 inline constexpr const char* kTraining = "training";
 inline constexpr const char* kSystem = "system";
 inline constexpr const char* kMeasured = "measured";
+// An extension of this program's: the run's own scenario, which is evaluated as it is
+// (validation/measuredrun.h); absent from published runs.
+inline constexpr const char* kScenario = "scenario";
 
 // model.
 inline constexpr const char* kLayers = "layers";

@@ -188,6 +188,11 @@ RunScenario scenarioForRun(const PublishedRun& run, const Catalog& catalog,
                            std::int64_t maxSearchCells)
 {
     RunScenario out;
+    if (run.scenario) {
+        out.scenario = *run.scenario;
+        out.assumptions.push_back("the run's own scenario, as it was measured");
+        return out;
+    }
     out.scenario = baseScenario(run, catalog, out.assumptions);
     out.searchCells = chooseUnpublishedKnobs(run, catalog.mergedWith(out.scenario.catalogOverrides),
                                              out.scenario, out.assumptions, maxSearchCells);
