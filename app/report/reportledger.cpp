@@ -232,7 +232,7 @@ ReportSection goodputSection(const ReportInput& input)
     const core::Scenario& s = input.current.scenario;
     const core::Evaluation& e = input.current.evaluation;
     const core::Goodput& g = e.goodput;
-    const core::Catalog catalog = core::builtinCatalog().mergedWith(s.catalogOverrides);
+    const core::Catalog catalog = core::effectiveCatalog(s);
     const core::ReliabilityAssumptions& a = core::reliabilityOf(catalog);
     const bool overridden = s.catalogOverrides.reliability.has_value();
     ReportSection section{
@@ -356,10 +356,15 @@ ReportSection assumptionsSection(const ReportInput& input)
     ReportTable sources;
     sources.caption = QStringLiteral("Sources of the catalog entries");
     sources.headers = {QStringLiteral("Entry"), QStringLiteral("Source")};
+    // A calibrated accelerator's figures are the effective catalog's (its fitted parameters).
+    const core::Catalog effective = core::effectiveCatalog(s);
+    const std::optional<core::Calibration>& calibration = e.calibration;
     for (const std::string& n : names)
-        addEntry<core::AcceleratorSpec>(t, sources, QStringLiteral("Accelerator"),
-                                        builtin.accelerator(n), over.accelerator(n),
-                                        acceleratorFigures);
+        addEntry<core::AcceleratorSpec>(
+            t, sources, QStringLiteral("Accelerator"), builtin.accelerator(n),
+            calibration && calibration->accelerator == n ? effective.accelerator(n)
+                                                         : over.accelerator(n),
+            acceleratorFigures);
     for (const std::string& n : names)
         addEntry<core::NicSpec>(t, sources, QStringLiteral("NIC"), builtin.nic(n), over.nic(n),
                                 nicFigures);
@@ -380,6 +385,18 @@ ReportSection assumptionsSection(const ReportInput& input)
         section.blocks.push_back(tableBlock(sources));
     }
 
+    if (calibration) {
+        QStringList fitted;
+        for (const auto& [name, value] : calibration->fitted)
+            fitted << QStringLiteral("%1 %2").arg(q(name), num(value, 3));
+        section.blocks.push_back(paragraph(
+            QStringLiteral("Calibration: %1, from %2 (%3; the catalog's figures they replace "
+                           "are marked \"set in scenario\" above). The leave-one-out error is "
+                           "each measured run predicted by a fit on the others: read the "
+                           "figures of this report with that margin.")
+                .arg(q(core::calibrationSummary(*calibration)), q(calibration->file),
+                     fitted.join(QStringLiteral(", ")))));
+    }
     if (!e.assumptions.empty()) {
         ReportBlock model;
         model.kind = ReportBlock::Kind::Bullets;

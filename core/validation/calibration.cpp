@@ -415,12 +415,27 @@ std::string calibrationReport(const CalibrationOutcome& o)
         std::snprintf(buffer, sizeof buffer, "%.3f", s);
         return std::string(buffer);
     };
-    std::string text = "run | measured (s) | catalog (s) | fitted (s) | leave-one-out (s)\n";
+    // Columns padded to their widest cell, so that the table reads in a fixed-width font.
+    std::vector<std::vector<std::string>> rows = {
+        {"run", "measured (s)", "catalog (s)", "fitted (s)", "leave-one-out (s)"}};
     for (const CalibrationRunRow& r : o.rows)
-        text += displayText(r.id) + " | " + seconds(r.measuredS) + " | " + seconds(r.catalogS) +
-                " " + signedPercent(r.catalogS, r.measuredS) + " | " + seconds(r.fittedS) + " " +
-                signedPercent(r.fittedS, r.measuredS) + " | " + seconds(r.leaveOneOutS) + " " +
-                signedPercent(r.leaveOneOutS, r.measuredS) + "\n";
+        rows.push_back(
+            {displayText(r.id), seconds(r.measuredS),
+             seconds(r.catalogS) + " " + signedPercent(r.catalogS, r.measuredS),
+             seconds(r.fittedS) + " " + signedPercent(r.fittedS, r.measuredS),
+             seconds(r.leaveOneOutS) + " " + signedPercent(r.leaveOneOutS, r.measuredS)});
+    std::vector<std::size_t> width(rows.front().size(), 0);
+    for (const std::vector<std::string>& row : rows)
+        for (std::size_t k = 0; k < row.size(); ++k)
+            width[k] = std::max(width[k], row[k].size());
+    std::string text;
+    for (const std::vector<std::string>& row : rows) {
+        for (std::size_t k = 0; k < row.size(); ++k) {
+            const std::string pad(width[k] - row[k].size(), ' ');
+            text += k == 0 ? row[k] + pad : "  " + pad + row[k];
+        }
+        text += "\n";
+    }
     const Calibration& c = o.calibration;
     text += "mean / largest absolute error: catalog " + percent(o.catalogMeanError) + " / " +
             percent(o.catalogMaxError) + ", fitted " + percent(c.inSampleMeanError) + " / " +

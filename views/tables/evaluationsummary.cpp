@@ -41,6 +41,8 @@ EvaluationSummary::EvaluationSummary(QWidget* parent)
     m_iteration = addFigure(form, tr("Iteration time"));
     m_tokens = addFigure(form, tr("Throughput"));
     m_mfu = addFigure(form, tr("MFU / HFU"));
+    // What the time figures rest on: the built-in efficiency parameters or the user's fit.
+    m_calibration = addFigure(form, tr("Calibration"));
     m_bubble = addFigure(form, bubbleRatioName());
     m_bubble->setToolTip(bubbleRatioToolTip());
     if (QWidget* name = form->labelForField(m_bubble))
@@ -153,6 +155,21 @@ void EvaluationSummary::setEvaluation(const core::Evaluation& e)
                                                   : good);
     } else {
         m_memory->setText(QStringLiteral("—"));
+    }
+    // Whose efficiency parameters the figures rest on, and how well they predict runs the fit
+    // did not see (model/calibration.h).
+    if (const std::optional<core::Calibration>& c = e.calibration) {
+        m_calibration->setText(tr("%1 runs, leave-one-out error %2")
+                                   .arg(c->runs)
+                                   .arg(formatPercent(c->leaveOneOutMeanError)));
+        m_calibration->setToolTip(QString::fromStdString(core::calibrationSummary(*c)) +
+                                  tr("\nFrom %1.").arg(QString::fromStdString(c->file)));
+    } else {
+        m_calibration->setText(tr("built-in"));
+        m_calibration->setToolTip(
+            tr("The catalog's efficiency parameters, calibrated on published runs (Help > "
+               "About gives the error). File > Calibrate from Measured Runs… fits them on "
+               "yours."));
     }
     m_capex->setText(formatUsd(e.networkCapexUsd));
     m_power->setText(formatPower(e.networkPowerW));

@@ -58,6 +58,7 @@ private:
     QLabel* m_runCost = nullptr;   // the effective run's cost
     QLabel* m_sync = nullptr;      // how the datacenters stay in step
     QLabel* m_gpus = nullptr;
+    QLabel* m_calibration = nullptr; // the scenario's calibration, or the built-in one
     QFormLayout* m_breakdown = nullptr;
     QListWidget* m_warnings = nullptr;
     int m_warningCount = 0;

@@ -12,11 +12,12 @@ namespace archipelago::app {
 
 namespace {
 
-// What the typed commands cannot express (name, description, catalog, regions).
+// What the typed commands cannot express (name, description, catalog, calibration, regions).
 bool sameOutsideCommands(const core::Scenario& a, const core::Scenario& b)
 {
     return a.name == b.name && a.description == b.description &&
-           a.catalogOverrides == b.catalogOverrides && a.topology.regions == b.topology.regions;
+           a.catalogOverrides == b.catalogOverrides && a.calibration == b.calibration &&
+           a.topology.regions == b.topology.regions;
 }
 
 // True when the objects kept keep their order and new ones come after them: then removing and

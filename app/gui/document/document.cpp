@@ -1,5 +1,7 @@
 #include "document/document.h"
 
+#include "io/calibrationio.h"
+
 #include <QFile>
 #include <QFileInfo>
 #include <QSaveFile>
@@ -70,6 +72,16 @@ std::vector<core::Diagnostic> Document::load(const QString& path, LoadMode mode)
         return result.errors;
     }
     m_loadWarnings = std::move(result.warnings);
+    // A calibration is held by its absolute path, which every state of the history keeps
+    // valid whatever the document is saved as; serialized() writes it relative to the file.
+    const auto absolute = [&](core::Scenario& s) {
+        if (s.calibration)
+            s.calibration->file =
+                core::relocatedCalibrationPath(s.calibration->file, path.toStdString(), "");
+    };
+    absolute(*result.scenario);
+    for (core::PinnedScenario& p : result.pins)
+        absolute(p.scenario);
     // The saved sweep, read once; a section that cannot be read is kept (and saved back as it
     // was) with its errors, which the Explore panel shows.
     core::SweepRecord sweep =
@@ -104,14 +116,28 @@ void Document::reset(core::Scenario scenario, const QString& fileName,
     emit changed({ChangeEvent::Kind::Structure});
 }
 
-std::string Document::serialized() const
+std::string Document::serialized(const QString& forPath) const
 {
-    return core::serializeScenario(m_scenario, m_pins, m_sweep.section);
+    const auto relocate = [&](core::Scenario& s) {
+        if (s.calibration)
+            s.calibration->file = core::relocatedCalibrationPath(
+                s.calibration->file, m_fileName.toStdString(), forPath.toStdString());
+    };
+    if (!m_scenario.calibration &&
+        std::none_of(m_pins.begin(), m_pins.end(),
+                     [](const core::PinnedScenario& p) { return p.scenario.calibration; }))
+        return core::serializeScenario(m_scenario, m_pins, m_sweep.section);
+    core::Scenario scenario = m_scenario;
+    std::vector<core::PinnedScenario> pins = m_pins;
+    relocate(scenario);
+    for (core::PinnedScenario& p : pins)
+        relocate(p.scenario);
+    return core::serializeScenario(scenario, pins, m_sweep.section);
 }
 
 bool Document::save(const QString& path, QString* errorMessage)
 {
-    const std::string text = serialized();
+    const std::string text = serialized(path);
     QSaveFile file(path);
     const bool written = file.open(QIODevice::WriteOnly) &&
                          file.write(text.data(), static_cast<qint64>(text.size())) ==

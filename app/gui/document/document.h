@@ -75,8 +75,10 @@ public:
     // Loads an autosaved copy of `fileName` (empty: an untitled document): the document takes
     // the original file name and is modified until saved.
     std::vector<core::Diagnostic> recover(const QString& autosavePath, const QString& fileName);
-    // The file's text as save() would write it (the scenario, its pins and its saved sweep).
-    std::string serialized() const;
+    // The file's text as save(`forPath`) would write it (the scenario, its pins and its saved
+    // sweep), a calibration named relative to `forPath`'s folder; "" (an autosaved copy or a
+    // report's): named by its absolute path.
+    std::string serialized(const QString& forPath = {}) const;
 
     // Groups the changes of one user action (a macro command): changed() is emitted once, when
     // the outermost batch ends, with the merged event.

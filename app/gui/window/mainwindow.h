@@ -118,6 +118,10 @@ public:
     // File > Import Launch Settings…: the dialog, then one undoable edit (importdialog.h).
     void importLaunchSettings();
     bool applyImportedSettings(const core::ImportedSettings& imported, core::Framework framework);
+    // File > Calibrate from Measured Runs…: the dialog (calibrationdialog.h), then the saved
+    // calibration as the design's, one undoable edit; Use Built-in Calibration drops it.
+    void calibrateFromMeasuredRuns();
+    bool applyCalibration(const std::optional<core::Calibration>& calibration);
 
     void restoreLayout();
 

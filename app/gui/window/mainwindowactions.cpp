@@ -125,6 +125,14 @@ void MainWindow::createFileMenu()
                           "or a TorchTitan TOML as this design's workload and parallelism "
                           "(importdialog.h)")),
             &QAction::triggered, this, [this] { importLaunchSettings(); });
+    connect(menuAction(file, tr("&Calibrate from Measured Runs…"), {},
+                       tr("Fit the accelerator's efficiency parameters on runs you measured "
+                          "(archipelago-cli measure) and evaluate this design with them "
+                          "(calibrationdialog.h)")),
+            &QAction::triggered, this, [this] { calibrateFromMeasuredRuns(); });
+    connect(menuAction(file, tr("Use &Built-in Calibration"), {},
+                       tr("Evaluate this design with the catalog's efficiency parameters again")),
+            &QAction::triggered, this, [this] { applyCalibration(std::nullopt); });
     file->addSeparator();
     QAction* quit = menuAction(file, tr("&Quit"), QKeySequence::keyBindings(QKeySequence::Quit),
                                tr("Quit Archipelago"));

@@ -10,6 +10,7 @@
 #include "io/scenarioio.h"
 #include "report/reportcommand.h"
 #include "report/reportsweep.h"
+#include "window/calibrationdialog.h"
 #include "window/importdialog.h"
 #include "window/launchdialog.h"
 #include "window/prompts.h"
@@ -151,6 +152,35 @@ bool MainWindow::applyImportedSettings(const core::ImportedSettings& imported,
         *imported.scenario,
         tr("Import %1 Settings").arg(QString::fromUtf8(core::displayName(framework))), false, {},
         notes.join(QStringLiteral("; ")));
+}
+
+void MainWindow::calibrateFromMeasuredRuns()
+{
+    const core::Scenario& scenario = m_document->scenario();
+    const std::string accelerator = scenario.topology.datacenters.empty()
+                                        ? std::string()
+                                        : scenario.topology.datacenters.front().accelerator;
+    const QString folder = m_document->isUntitled()
+                               ? QStandardPaths::writableLocation(QStandardPaths::DocumentsLocation)
+                               : QFileInfo(m_document->fileName()).absolutePath();
+    CalibrationDialog dialog(accelerator, folder, this);
+    if (dialog.exec() == QDialog::Accepted && dialog.calibration())
+        applyCalibration(dialog.calibration());
+}
+
+bool MainWindow::applyCalibration(const std::optional<core::Calibration>& calibration)
+{
+    core::Scenario target = m_document->scenario();
+    if (target.calibration == calibration)
+        return true;
+    target.calibration = calibration;
+    const bool applied = m_edits->apply(
+        target, calibration ? tr("Calibrate from Measured Runs") : tr("Use Built-in Calibration"),
+        false);
+    if (applied && calibration)
+        statusBar()->showMessage(QString::fromStdString(core::calibrationSummary(*calibration)),
+                                 8000);
+    return applied;
 }
 
 } // namespace archipelago::app
