@@ -38,17 +38,19 @@ seed() {
   return 0
 }
 seed fuzz_scenario "$here"/presets/*.json
-seed fuzz_publishedruns "$here"/../shared/validation/v2/*.json "$here"/tests/data/hopper-runs.json
+seed fuzz_publishedruns "$here"/../shared/validation/v2/*.json "$here"/tests/data/hopper-runs.json \
+  "$here"/tests/data/calibration/measured-runs.json
 seed fuzz_catalog "$here"/resources/catalog.json
 seed fuzz_space "$here"/tests/data/spaces/*.json
 seed fuzz_merge "$here"/tests/data/sweep-shards/*.json
 seed fuzz_savedsweep "$here"/tests/data/saved-sweeps/*.json
 seed fuzz_launchimport "$here"/tests/data/launch/seeds/*
+seed fuzz_calibration "$here"/tests/data/calibration/* "$here"/tests/data/logs/*.log
 
 mkdir -p "$build/findings"
 failed=()
 for target in fuzz_scenario fuzz_publishedruns fuzz_catalog fuzz_space fuzz_merge \
-    fuzz_savedsweep fuzz_launchimport; do
+    fuzz_savedsweep fuzz_launchimport fuzz_calibration; do
   echo "== $target: ${seconds} s"
   if ! "$build/tests/fuzz/$target" "$build/corpus/$target" \
       -dict="$here/tests/fuzz/json.dict" -max_total_time="$seconds" -max_len="$max_len" \

@@ -4,11 +4,14 @@
 #include "explore/sweep.h"
 #include "explore/sweepmerge.h"
 #include "explore/sweepsave.h"
+#include "io/calibrationio.h"
 #include "io/jsondocument.h"
 #include "io/scenarioio.h"
 #include "launch/launchimport.h"
 #include "model/scenariotemplates.h"
+#include "validation/measuredrun.h"
 #include "validation/publishedruns.h"
+#include "validation/runlog.h"
 #include "validation/unpublishedknobs.h"
 
 #include <QDir>
@@ -92,6 +95,15 @@ void TestFuzzRegressions::readersReturn()
         QVERIFY(imported.scenario.has_value() || !imported.errors.empty());
     }
     QVERIFY(!core::parsePipelineLayout("(t*99999|)*99999").has_value());
+    // The calibration file and the training logs (fuzz_calibration picks by the first byte).
+    const core::CalibrationLoad calibration = core::parseCalibration(text, "regression.json");
+    QVERIFY(calibration.ok() || !calibration.errors.empty());
+    for (core::Framework f :
+         {core::Framework::MegatronLm, core::Framework::Nemo, core::Framework::TorchTitan}) {
+        const core::IterationLog log = core::readIterationLog(f, text, 1048576.0, 8);
+        QVERIFY(log.ok() || !log.error.empty());
+        (void)core::argumentMismatches(log.arguments, base);
+    }
 }
 
 QTEST_GUILESS_MAIN(TestFuzzRegressions)

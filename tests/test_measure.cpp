@@ -75,6 +75,7 @@ void TestMeasure::megatronLog()
     QVERIFY(std::abs(log.medianS - 27.5) < 0.1);
     QVERIFY(log.lowS >= 27.4 && log.highS <= 27.6);
     QCOMPARE(log.arguments.at("tensor_model_parallel_size"), std::string("8"));
+    QVERIFY(log.month == (core::YearMonth{2025, 3})); // "[2025-03-04 10:00:00]"
     QCOMPARE(log.arguments.at("virtual_pipeline_model_parallel_size"), std::string("3"));
     QVERIFY(core::argumentMismatches(log.arguments, preset("gpt3-175b-1024-a100.json")).empty());
 }
@@ -96,6 +97,7 @@ void TestMeasure::nemoLogs()
     QCOMPARE(one.samples.size(), std::size_t{6});
     QCOMPARE(one.samples[0].seconds, 9.9);
     QCOMPARE(one.medianS, 0.5 * (7.9 + 7.91)); // steps 3 to 6
+    QVERIFY(!one.month);                       // a progress bar has no timestamp
 }
 
 void TestMeasure::torchTitanLog()
@@ -207,10 +209,24 @@ void TestMeasure::measuredRunReadsBackAndCalibrates()
     QCOMPARE(core::parsePublishedRuns(*two, "runs.json").runs.size(), std::size_t{2});
     // Not a runs file: refused, nothing made up.
     QVERIFY(!core::withRunAppended("{\"format\":\"archipelago-scenario\"}", "x.json", *run, error));
-    // A job in several buildings is not a run of the format.
-    QVERIFY(!core::measuredRunJson(preset("llama3-405b-two-buildings.json"), core::builtinCatalog(),
-                                   in, error));
-    QVERIFY(error.find("2 datacenters") != std::string::npos);
+    // A job across buildings: the format's fields describe the largest, the scenario all.
+    const core::Scenario buildings = preset("llama3-405b-two-buildings.json");
+    const std::optional<core::Json> across =
+        core::measuredRunJson(buildings, core::builtinCatalog(), in, error);
+    QVERIFY2(across.has_value(), error.c_str());
+    QCOMPARE((*across)["system"]["gpus"].get<int>(), 16384);
+    QVERIFY((*across)["notes"].get<std::string>().find("spans 2 datacenters") != std::string::npos);
+    const std::optional<std::string> acrossText =
+        core::withRunAppended("", "runs.json", *across, error);
+    QVERIFY2(acrossText.has_value(), error.c_str());
+    const core::PublishedRunsLoad acrossLoad = core::parsePublishedRuns(*acrossText, "runs.json");
+    QVERIFY(acrossLoad.ok());
+    QCOMPARE(*acrossLoad.runs[0].scenario, buildings);
+    // A job on two accelerators calibrates neither.
+    core::Scenario mixed = buildings;
+    mixed.topology.datacenters[1].accelerator = "H200-SXM-141GB";
+    QVERIFY(!core::measuredRunJson(mixed, core::builtinCatalog(), in, error));
+    QVERIFY(error.find("more than one accelerator") != std::string::npos);
     // A scenario naming a calibration inside a run is refused at its pointer.
     core::Json bad = nlohmann::ordered_json::parse(*text);
     bad["runs"][0]["scenario"]["calibration"] = "c.json";
@@ -264,6 +280,12 @@ void TestMeasure::cli()
                             "-o", runs})
                  .exitCode,
              cli::kExitUsage);
+    // validate evaluates a measured run as the scenario it ran (a file `measure` wrote).
+    r = tests::runCli({"validate", ARCHIPELAGO_TEST_DATA "/calibration/measured-runs.json"});
+    QVERIFY2(r.exitCode == cli::kExitOk, r.err.c_str());
+    QVERIFY2(r.out.find("gpt3-175b-1024-a100-megatron-gpt3-175b") != std::string::npos &&
+                 r.out.find("the run's own scenario") != std::string::npos,
+             r.out.c_str());
     // The runs file calibrates (one run: refused, with the reason).
     r = tests::runCli({"calibrate", runs, "-o", dir.filePath("c.json").toStdString()});
     QCOMPARE(r.exitCode, cli::kExitInvalidInput);

@@ -144,7 +144,8 @@ int runMeasure(const std::vector<std::string>& args, std::ostream& out, std::ost
     core::MeasuredRunInput input;
     input.framework = *framework;
     input.iterationS = measured.medianS;
-    input.softwareDate = thisMonth();
+    // When the job ran: the log's timestamps, else now (its stack is not older than that).
+    input.softwareDate = measured.month.value_or(thisMonth());
     input.id = id.empty() ? std::filesystem::path(over).stem().string() + "-" +
                                 std::filesystem::path(log).stem().string()
                           : id;

@@ -73,17 +73,32 @@ std::optional<Json> measuredRunJson(const Scenario& scenario, const Catalog& cat
                                     const MeasuredRunInput& in, std::string& error)
 {
     const std::vector<std::int64_t> placed = placedGpusPerDatacenter(scenario);
-    const auto hosting =
-        std::count_if(placed.begin(), placed.end(), [](std::int64_t g) { return g > 0; });
-    if (hosting != 1) {
-        error = "the job spans " + std::to_string(hosting) +
-                " datacenters; a runs file describes one building's fabric, so only a job in "
-                "one building can be a measured run";
+    // The format describes one building's fabric: a job across buildings is described by the
+    // building that hosts most of its GPUs, and the embedded scenario holds the rest (the other
+    // buildings, the DCI links), which is what is evaluated. One accelerator, since a
+    // calibration is of one.
+    std::size_t at = 0;
+    int hosting = 0;
+    std::int64_t placedTotal = 0;
+    const std::string* accelerator = nullptr;
+    for (std::size_t i = 0; i < placed.size() && i < scenario.topology.datacenters.size(); ++i) {
+        if (placed[i] <= 0)
+            continue;
+        const std::string& own = scenario.topology.datacenters[i].accelerator;
+        if (accelerator && own != *accelerator) {
+            error = "the job runs on more than one accelerator; a measured run calibrates one";
+            return std::nullopt;
+        }
+        accelerator = &own;
+        ++hosting;
+        placedTotal += placed[i];
+        if (placed[i] > placed[at] || placed[at] <= 0)
+            at = i;
+    }
+    if (hosting == 0) {
+        error = "the scenario places no GPU";
         return std::nullopt;
     }
-    const std::size_t at = static_cast<std::size_t>(
-        std::find_if(placed.begin(), placed.end(), [](std::int64_t g) { return g > 0; }) -
-        placed.begin());
     const Datacenter& dc = scenario.topology.datacenters.at(at);
     const AcceleratorSpec* acc = catalog.accelerator(dc.accelerator);
     const NicSpec* nic = catalog.nic(dc.fabric.nicModel);
@@ -94,7 +109,7 @@ std::optional<Json> measuredRunJson(const Scenario& scenario, const Catalog& cat
     const std::int64_t dp = dataParallel(scenario);
     const Parallelism& p = scenario.parallelism;
     const std::int64_t gpus = dp * p.tp * p.pp * p.cp;
-    if (dp <= 0 || gpus != placed[at]) {
+    if (dp <= 0 || gpus != placedTotal) {
         error = "the scenario's degrees do not multiply to the GPUs it places";
         return std::nullopt;
     }
@@ -104,9 +119,14 @@ std::optional<Json> measuredRunJson(const Scenario& scenario, const Catalog& cat
     own.calibration.reset();
     const Json embedded = Json::parse(serializeScenario(own));
     const int domain = scaleUpDomainGpus(dc);
+    const std::string spans =
+        hosting > 1 ? "; the job spans " + std::to_string(hosting) +
+                          " datacenters: the system fields describe the largest, " + dc.name +
+                          ", and the scenario holds the others and the links between them"
+                    : std::string();
     Json run = {{key::kId, in.id},
                 {key::kSource, in.source},
-                {key::kNotes, in.notes},
+                {key::kNotes, in.notes + spans},
                 {key::kModel, modelJson(scenario.workload)},
                 {key::kTraining, trainingJson(scenario, in, dp)},
                 {key::kSystem,

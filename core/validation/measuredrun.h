@@ -32,8 +32,9 @@ struct MeasuredRunInput
     std::string notes;
 };
 
-// The run's JSON, or nullopt with `error` (a scenario of several datacenters: the format
-// describes one building's fabric; a scenario the model cannot evaluate).
+// The run's JSON, or nullopt with `error` (a job on two accelerators; degrees that do not
+// multiply to the GPUs placed). A job across buildings is described by its largest building in
+// the format's fields, and whole in the embedded scenario.
 std::optional<Json> measuredRunJson(const Scenario& scenario, const Catalog& catalog,
                                     const MeasuredRunInput& input, std::string& error);
 

@@ -107,6 +107,23 @@ void readMegatronArguments(const std::vector<std::string>& lines,
     }
 }
 
+// The first "YYYY-MM-DD" in a line, as a month.
+std::optional<YearMonth> stampedMonth(std::string_view line)
+{
+    const auto digits = [&](std::size_t at, std::size_t n) {
+        for (std::size_t k = at; k < at + n; ++k)
+            if (!std::isdigit(static_cast<unsigned char>(line[k])))
+                return false;
+        return true;
+    };
+    for (std::size_t i = 0; i + 10 <= line.size(); ++i)
+        if (digits(i, 4) && line[i + 4] == '-' && digits(i + 5, 2) && line[i + 7] == '-' &&
+            digits(i + 8, 2))
+            if (std::optional<YearMonth> m = parseYearMonth(line.substr(i, 7)))
+                return m;
+    return std::nullopt;
+}
+
 void summarize(IterationLog& log, const char* what)
 {
     const int n = static_cast<int>(log.samples.size());
@@ -127,10 +144,12 @@ void summarize(IterationLog& log, const char* what)
     log.highS = steady.back();
 }
 
-void add(IterationLog& log, long long iteration, double seconds)
+void add(IterationLog& log, long long iteration, double seconds, std::string_view line)
 {
     if (!(seconds > 0.0) || !std::isfinite(seconds))
         return;
+    if (!log.month)
+        log.month = stampedMonth(line);
     // A progress bar prints the same step again as it redraws: keep the last.
     if (iteration >= 0 && !log.samples.empty() && log.samples.back().iteration == iteration)
         log.samples.back().seconds = seconds;
@@ -150,7 +169,7 @@ IterationLog readIterationLog(Framework framework, std::string_view text, double
         for (const std::string& line : lines) {
             const double ms = after(line, "elapsed time per iteration (ms):");
             if (std::isfinite(ms))
-                add(log, iterationAfter(line, "iteration "), ms / 1000.0);
+                add(log, iterationAfter(line, "iteration "), ms / 1000.0, line);
         }
         readMegatronArguments(lines, log.arguments);
         if (log.samples.empty())
@@ -167,7 +186,7 @@ IterationLog readIterationLog(Framework framework, std::string_view text, double
             long long iteration = iterationAfter(line, "iteration ");
             if (iteration < 0)
                 iteration = iterationAfter(line, "global_step=");
-            add(log, iteration, s);
+            add(log, iteration, s, line);
         }
         if (log.samples.empty())
             log.error = "no \"train_step_timing in s\" in the log: is it NeMo's output with the "
@@ -187,7 +206,7 @@ IterationLog readIterationLog(Framework framework, std::string_view text, double
                 tps = after(line, "wps:", true); // before TorchTitan renamed it (2024-11)
             if (std::isfinite(tps) && tps > 0.0)
                 add(log, iterationAfter(line, "step:"),
-                    tokensPerIteration / (tps * static_cast<double>(gpus)));
+                    tokensPerIteration / (tps * static_cast<double>(gpus)), line);
         }
         if (log.samples.empty())
             log.error = "no \"step: ... tps: ...\" line in the log: is it TorchTitan's output?";

@@ -17,8 +17,10 @@
 #pragma once
 
 #include "launch/launchplan.h"
+#include "validation/stackfeatures.h"
 
 #include <map>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -38,6 +40,9 @@ struct IterationLog
     double medianS = 0.0;           // over the samples after the warm-up
     double lowS = 0.0, highS = 0.0; // their smallest and largest
     std::map<std::string, std::string> arguments; // Megatron-LM's argument dump, when printed
+    // The month the job ran, from the timing lines' timestamps ("[2025-03-04 10:00:00]", NeMo's
+    // "[NeMo I 2025-03-04 ...", TorchTitan's "2025-03-04 10:00:00,000"); none when unstamped.
+    std::optional<YearMonth> month;
     std::string error; // why there is no measurement; empty when there is
     bool ok() const { return error.empty(); }
 };
