@@ -86,13 +86,24 @@ std::vector<ReplayOp> levelOrder(const std::vector<ReplayOp>& ops, int ranks, in
         groups.push_back({level, i, count});
         i += count;
     }
-    std::stable_sort(groups.begin(), groups.end(),
-                     [](const Group& a, const Group& b) { return a.level < b.level; });
-    std::vector<ReplayOp> out;
-    out.reserve(ops.size());
+    // A stable counting sort by level (levels are 1 to the number of groups): each level's
+    // first op position from the ops per level, then every group copied to its level's next
+    // position in recorded order, so the order is exactly a stable sort's.
+    int maxLevel = 0;
     for (const Group& g : groups)
-        out.insert(out.end(), ops.begin() + static_cast<std::ptrdiff_t>(g.first),
-                   ops.begin() + static_cast<std::ptrdiff_t>(g.first + g.count));
+        maxLevel = std::max(maxLevel, g.level);
+    std::vector<std::size_t> start(static_cast<std::size_t>(maxLevel) + 2, 0);
+    for (const Group& g : groups)
+        start[static_cast<std::size_t>(g.level) + 1] += g.count;
+    for (std::size_t l = 1; l < start.size(); ++l)
+        start[l] += start[l - 1];
+    std::vector<ReplayOp> out(ops.size());
+    for (const Group& g : groups) {
+        std::size_t& at = start[static_cast<std::size_t>(g.level)];
+        std::copy_n(ops.begin() + static_cast<std::ptrdiff_t>(g.first), g.count,
+                    out.begin() + static_cast<std::ptrdiff_t>(at));
+        at += g.count;
+    }
     return out;
 }
 
