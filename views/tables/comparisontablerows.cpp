@@ -60,6 +60,40 @@ QMap<core::Id, double> dciUtilisation(const core::Evaluation& e)
     return byLink;
 }
 
+// What each DCI link needs for a design (evaluation/linksizing.h): a bisection of a dozen
+// evaluations per link, the costliest cell of the table. The table rebuilds on every edit and
+// asks twice per design (the cell and its tool tip), and pins do not change between edits, so
+// the last designs' sizings are kept (the GUI thread's; compared by scenario, which costs far
+// less than one evaluation).
+const core::LinkSizing& linkSizing(const core::Scenario& scenario, core::Id link)
+{
+    struct Entry
+    {
+        core::Scenario scenario;
+        std::map<core::Id, core::LinkSizing> links;
+    };
+    constexpr std::size_t kKept = 16;
+    thread_local std::vector<Entry> cache;
+    auto it = std::find_if(cache.begin(), cache.end(),
+                           [&](const Entry& e) { return e.scenario == scenario; });
+    if (it == cache.end()) {
+        if (cache.size() == kKept)
+            cache.pop_back(); // the least recently used
+        cache.insert(cache.begin(), Entry{scenario, {}});
+        it = cache.begin();
+    } else if (it != cache.begin()) {
+        std::rotate(cache.begin(), it, it + 1);
+        it = cache.begin();
+    }
+    auto found = it->links.find(link);
+    if (found == it->links.end())
+        found = it->links
+                    .emplace(link, core::wavelengthsNeeded(scenario,
+                                                           core::effectiveCatalog(scenario), link))
+                    .first;
+    return found->second;
+}
+
 QString perLink(const EvaluatedDesign& p, const std::function<QString(const core::DciLink&)>& what)
 {
     QStringList lines;
@@ -192,20 +226,15 @@ QList<ComparisonRow> makeRows()
         needed.text = [](const EvaluatedDesign& p) -> Text {
             if (!p.evaluation.ok)
                 return std::nullopt;
-            const core::Catalog catalog = core::effectiveCatalog(p.scenario);
             return compactRange(
-                p,
-                [&](const core::DciLink& l) {
-                    return core::wavelengthsNeeded(p.scenario, catalog, l.id).gbps;
-                },
+                p, [&](const core::DciLink& l) { return linkSizing(p.scenario, l.id).gbps; },
                 [](double g) { return formatGbps(g); });
         };
         needed.detail = [](const EvaluatedDesign& p) {
             if (!p.evaluation.ok)
                 return QString();
-            const core::Catalog catalog = core::effectiveCatalog(p.scenario);
             return perLink(p, [&](const core::DciLink& l) {
-                const core::LinkSizing n = core::wavelengthsNeeded(p.scenario, catalog, l.id);
+                const core::LinkSizing& n = linkSizing(p.scenario, l.id);
                 if (!n.ok)
                     return QStringLiteral("—");
                 return QStringLiteral("%1 (%2 × %3 Gb/s): iteration %4, %5 on an unlimited link, "
