@@ -11,6 +11,7 @@
 #include "editing/setpipelineparallel.h"
 #include "evaluation/costmodel.h"
 #include "io/scenarioio.h"
+#include "plots/timelineview.h"
 #include "tables/evaluationsummary.h"
 #include "tables/scenariotree.h"
 #include "window/mainwindow.h"
@@ -19,13 +20,16 @@
 #include <QFile>
 #include <QSignalSpy>
 #include <QStandardPaths>
+#include <QTabWidget>
 #include <QTemporaryDir>
 #include <QTest>
 #include <QTreeWidgetItemIterator>
 #include <QUndoStack>
 
 #include <functional>
+
 #include <map>
+#include <qcustomplot.h>
 
 using namespace archipelago;
 using app::ChangeEvent;
@@ -153,6 +157,7 @@ private slots:
     void mainWindowShowsScenario();
     void unsavedChangesPrompt();
     void evaluationIsPublished();
+    void hiddenPlotReplotsWhenShown();
 };
 
 void TestGuiSmoke::initTestCase()
@@ -418,6 +423,29 @@ void TestGuiSmoke::evaluationIsPublished()
     QVERIFY(!window.evaluator()->isBusy());
     QVERIFY(window.evaluator()->evaluation() != nullptr);
     QVERIFY(window.evaluationSummary()->figure(QStringLiteral("GPUs")) != QStringLiteral("—"));
+}
+
+void TestGuiSmoke::hiddenPlotReplotsWhenShown()
+{
+    // The pipeline timeline sits behind the topology tab: an edit does not redraw it (a redraw
+    // nobody sees costs as much as a visible one), showing the tab does.
+    app::MainWindow window(std::make_unique<app::SilentPrompts>());
+    QVERIFY(window.openFile(kPreset));
+    window.resize(1400, 900);
+    window.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&window));
+    QSignalSpy published(window.evaluator(), &app::Evaluator::evaluated);
+    QVERIFY(published.wait(20'000));
+    QTabWidget* tabs = window.centralTabs();
+    QVERIFY(tabs->currentIndex() != tabs->indexOf(window.timelineView()));
+    QSignalSpy replots(window.timelineView()->customPlot(), &QCustomPlot::afterReplot);
+    Document* document = window.document();
+    document->undoStack()->push(new app::SetSchedule(document, {core::ScheduleKind::GPipe, 0}));
+    QVERIFY(published.wait(20'000));
+    QTest::qWait(50);
+    QCOMPARE(replots.count(), 0);
+    tabs->setCurrentWidget(window.timelineView());
+    QTRY_VERIFY(replots.count() > 0);
 }
 
 QTEST_MAIN(TestGuiSmoke)

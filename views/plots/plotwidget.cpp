@@ -65,7 +65,24 @@ void PlotWidget::setTitle(const QString& title)
 
 void PlotWidget::requestReplot()
 {
+    // Hidden, a replot draws what nobody sees; an edit in the window rebuilds every plot, and
+    // the hidden ones (the pipeline timeline behind the topology tab, the explore front behind
+    // the plots) cost as much as the visible ones. A plot never shown (a test's, an export's)
+    // is not hidden in this sense: it has no window to show it.
+    if (!isVisible() && window()->isVisible()) {
+        m_replotWhenShown = true;
+        return;
+    }
     m_plot->replot(QCustomPlot::rpQueuedReplot);
+}
+
+void PlotWidget::showEvent(QShowEvent* event)
+{
+    QWidget::showEvent(event);
+    if (m_replotWhenShown) {
+        m_replotWhenShown = false;
+        m_plot->replot(QCustomPlot::rpQueuedReplot);
+    }
 }
 
 void PlotWidget::addContextMenuActions(QMenu* /*menu*/) {}

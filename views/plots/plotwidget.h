@@ -11,6 +11,7 @@
 class QCustomPlot;
 class QMenu;
 class QMouseEvent;
+class QShowEvent;
 
 namespace archipelago::views {
 
@@ -33,11 +34,13 @@ public:
 
 protected:
     void setTitle(const QString& title);
-    // Redraw on the next event-loop turn (STYLE.md: rpQueuedReplot coalesces bursts).
+    // Redraw on the next event-loop turn (STYLE.md: rpQueuedReplot coalesces bursts); a plot
+    // nobody sees (a tab behind another, a hidden dock) redraws when it is shown instead.
     void requestReplot();
     // Extra context-menu entries before "Export…".
     virtual void addContextMenuActions(QMenu* menu);
     void changeEvent(QEvent* event) override;
+    void showEvent(QShowEvent* event) override;
 
 private:
     void onMouseMove(QMouseEvent* event);
@@ -45,7 +48,8 @@ private:
 
     QCustomPlot* m_plot = nullptr;
     QString m_title;
-    int m_refits = 0; // replots in a row made because the axis rect's height moved
+    int m_refits = 0;               // replots in a row made because the axis rect's height moved
+    bool m_replotWhenShown = false; // a replot was asked for while hidden
 };
 
 } // namespace archipelago::views
