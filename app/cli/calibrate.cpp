@@ -43,15 +43,11 @@ int runCalibrate(const std::vector<std::string>& args, std::ostream& out, std::o
             return kExitOk;
         }
         if (a == "-o" || a == "--fit" || a == "--accelerator") {
-            if (i + 1 >= args.size()) {
-                err << "archipelago-cli calibrate: " << a << " needs a value\n" << kCalibrateUsage;
+            const std::optional<std::string> taken =
+                optionValue(args, i, given, "calibrate", kCalibrateUsage, err);
+            if (!taken)
                 return kExitUsage;
-            }
-            if (!given.insert(a).second) {
-                err << "archipelago-cli calibrate: " << a << " given twice\n" << kCalibrateUsage;
-                return kExitUsage;
-            }
-            const std::string& value = args[++i];
+            const std::string& value = *taken;
             if (a == "-o") {
                 output = value;
             } else if (a == "--accelerator") {

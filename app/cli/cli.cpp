@@ -46,6 +46,22 @@ std::string usage()
            "or SIGTERM keeps what it found and exits 128 + the signal.\n";
 }
 
+std::optional<std::string> optionValue(const std::vector<std::string>& args, std::size_t& i,
+                                       std::set<std::string>& given, std::string_view command,
+                                       std::string_view usage, std::ostream& err)
+{
+    const std::string& option = args[i];
+    if (i + 1 >= args.size()) {
+        err << "archipelago-cli " << command << ": " << option << " needs a value\n" << usage;
+        return std::nullopt;
+    }
+    if (!given.insert(option).second) {
+        err << "archipelago-cli " << command << ": " << option << " given twice\n" << usage;
+        return std::nullopt;
+    }
+    return args[++i];
+}
+
 int run(const std::vector<std::string>& args, std::ostream& out, std::ostream& err)
 {
     if (args.empty()) {

@@ -4,7 +4,10 @@
 #pragma once
 
 #include <iosfwd>
+#include <optional>
+#include <set>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace archipelago::cli {
@@ -28,5 +31,12 @@ int runMeasure(const std::vector<std::string>& args, std::ostream& out, std::ost
 int runCalibrate(const std::vector<std::string>& args, std::ostream& out, std::ostream& err);
 
 std::string usage();
+
+// The value of the option args[i] (i steps onto it), or nullopt after writing on `err` why
+// not: no value follows, or the option was given before (one value per option: a second one
+// is a mistake in a script, not an override). `command` names the command ("launch").
+std::optional<std::string> optionValue(const std::vector<std::string>& args, std::size_t& i,
+                                       std::set<std::string>& given, std::string_view command,
+                                       std::string_view usage, std::ostream& err);
 
 } // namespace archipelago::cli

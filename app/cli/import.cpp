@@ -41,15 +41,11 @@ int runImport(const std::vector<std::string>& args, std::ostream& out, std::ostr
             return kExitOk;
         }
         if (a == "--over" || a == "-o") {
-            if (i + 1 >= args.size()) {
-                err << "archipelago-cli import: " << a << " needs a value\n" << kImportUsage;
+            const std::optional<std::string> value =
+                optionValue(args, i, given, "import", kImportUsage, err);
+            if (!value)
                 return kExitUsage;
-            }
-            if (!given.insert(a).second) {
-                err << "archipelago-cli import: " << a << " given twice\n" << kImportUsage;
-                return kExitUsage;
-            }
-            (a == "-o" ? output : over) = args[++i];
+            (a == "-o" ? output : over) = *value;
             continue;
         }
         positional.push_back(a);

@@ -38,16 +38,11 @@ int runLaunch(const std::vector<std::string>& args, std::ostream& out, std::ostr
             return kExitOk;
         }
         if (a == "--for" || a == "-o") {
-            if (i + 1 >= args.size()) {
-                err << "archipelago-cli launch: " << a << " needs a value\n" << kLaunchUsage;
+            const std::optional<std::string> taken =
+                optionValue(args, i, given, "launch", kLaunchUsage, err);
+            if (!taken)
                 return kExitUsage;
-            }
-            // One value per option: a second one is a mistake in a script, not an override.
-            if (!given.insert(a).second) {
-                err << "archipelago-cli launch: " << a << " given twice\n" << kLaunchUsage;
-                return kExitUsage;
-            }
-            const std::string& value = args[++i];
+            const std::string& value = *taken;
             if (a == "-o") {
                 output = value;
                 continue;

@@ -64,15 +64,11 @@ int runMeasure(const std::vector<std::string>& args, std::ostream& out, std::ost
             return kExitOk;
         }
         if (a == "--over" || a == "--id" || a == "-o") {
-            if (i + 1 >= args.size()) {
-                err << "archipelago-cli measure: " << a << " needs a value\n" << kMeasureUsage;
+            const std::optional<std::string> value =
+                optionValue(args, i, given, "measure", kMeasureUsage, err);
+            if (!value)
                 return kExitUsage;
-            }
-            if (!given.insert(a).second) {
-                err << "archipelago-cli measure: " << a << " given twice\n" << kMeasureUsage;
-                return kExitUsage;
-            }
-            (a == "--over" ? over : a == "--id" ? id : output) = args[++i];
+            (a == "--over" ? over : a == "--id" ? id : output) = *value;
             continue;
         }
         if (a.starts_with("-")) {
