@@ -153,9 +153,10 @@ def goodput_table(cli):
     checkpoint of production practice, beside what Meta published for that job."""
     llama3 = ("7.76 (419 unexpected in 54 days); ETTR higher than 90%",
               "Dubey et al. 2024, section 3.3.4 and Table 5")
-    rows = ["| preset | GPUs | interruptions per day | checkpoint every | restart | ETTR | "
-            "time to train | with failures | published | source |",
-            "|---|---:|---:|---:|---:|---:|---:|---:|---|---|"]
+    rows = ["| preset | GPUs | interruptions per day | servers / fabric / DCI / buildings | "
+            "checkpoint every | restart | ETTR | time to train | with failures | published | "
+            "source |",
+            "|---|---:|---:|---|---:|---:|---:|---:|---:|---|---|"]
     runs = [(name, None, llama3 if name == "llama3-405b-16k-h100" else ("", ""))
             for name in ("gpt3-175b-1024-a100", "deepseek-v3-moe-2048-h800",
                          "llama3-405b-16k-h100", "llama3-405b-two-buildings",
@@ -173,11 +174,38 @@ def goodput_table(cli):
             every = g["checkpoint_interval_s"]
             every_text = "never" if every is None else (
                 f"{every / 60:.0f} min" if every >= 600 else f"{every:.0f} s")
+            d = g["interruptions_per_day_by_domain"]
+            domains = (f"{d['servers']:.2f} / {d['fabric']:.2f} / {d['dci']:.4f} / "
+                       f"{d['buildings']:.4f}")
             rows.append(f"| {label} | {ev['gpus']:,} | {g['interruptions_per_day']:.1f} | "
-                        f"{every_text} | {g['restart_s'] / 60:.1f} min | {g['ettr'] * 100:.1f}% | "
+                        f"{domains} | {every_text} | {g['restart_s'] / 60:.1f} min | {g['ettr'] * 100:.1f}% | "
                         f"{ev['time_to_train_s'] / 86400:.1f} days | "
                         f"{g['effective_time_to_train_s'] / 86400:.1f} days | {published} | "
                         f"{source} |")
+    return "\n".join(rows)
+
+
+def failure_domains_table(cli):
+    """Llama 3 405B's pipeline split across two buildings by stage, at three distances, its
+    one DCI link bare or with 1+1 optical protection: what the fibre does to the run
+    (docs/goodput.md, "Failure domains")."""
+    rows = ["| distance | DCI link | DCI interruptions per day | mean restart | ETTR | "
+            "with failures | network capex |",
+            "|---:|---|---:|---:|---:|---:|---:|"]
+    with tempfile.TemporaryDirectory() as tmp:
+        for km in (10.0, 100.0, 1000.0):
+            for protected in (False, True):
+                scenario = preset("llama3-405b-two-buildings")
+                link = scenario["topology"]["dci_links"][0]
+                link["distance_km"] = km
+                link["optical_protection"] = protected
+                ev = evaluate_file(cli, scenario, tmp, "domains")
+                g = ev["goodput"]
+                rows.append(f"| {km:,.0f} km | {'1+1 protected' if protected else 'one route'} "
+                            f"| {g['interruptions_per_day_by_domain']['dci']:.4f} | "
+                            f"{g['restart_s'] / 60:.1f} min | {g['ettr'] * 100:.2f}% | "
+                            f"{g['effective_time_to_train_s'] / 86400:.2f} days | "
+                            f"${ev['network_capex_usd'] / 1e6:,.1f}M |")
     return "\n".join(rows)
 
 
@@ -364,6 +392,7 @@ def main():
         "explore": explore_table(args.cli),
         "scale-across": scale_across.table(args.cli),
         "goodput": goodput_table(args.cli),
+        "failure-domains": failure_domains_table(args.cli),
         "loose-sync": loose_sync_table(args.cli),
         "run-cost": run_cost_table(args.cli),
     }

@@ -140,7 +140,8 @@ bool sameValue(const std::string& cell, const json& value, const char* separator
 }
 
 // Where a CSV column of an evaluation sits in evaluationToJson's object: at the top, in
-// "breakdown", in "memory" as memory_*, in "goodput" as goodput_*, in "run_cost" as run_cost_*
+// "breakdown", in "memory" as memory_*, in "goodput" as goodput_* (its interruptions by domain
+// as goodput_interruptions_per_day_*), in "run_cost" as run_cost_*
 // or in "datacenter_sync" as datacenter_sync_*; nullptr when nowhere.
 const json* evaluationValue(const json& ev, const std::string& column)
 {
@@ -154,6 +155,16 @@ const json* evaluationValue(const json& ev, const std::string& column)
     if (column.starts_with("goodput_") && ev.contains("goodput") &&
         ev.at("goodput").contains(column.substr(8)))
         return &ev.at("goodput").at(column.substr(8));
+    // goodput_interruptions_per_day_<domain>: goodput.interruptions_per_day_by_domain.<domain>
+    const std::string byDomain = "goodput_interruptions_per_day_";
+    if (column.starts_with(byDomain) && ev.contains("goodput") &&
+        ev.at("goodput").contains("interruptions_per_day_by_domain") &&
+        ev.at("goodput")
+            .at("interruptions_per_day_by_domain")
+            .contains(column.substr(byDomain.size())))
+        return &ev.at("goodput")
+                    .at("interruptions_per_day_by_domain")
+                    .at(column.substr(byDomain.size()));
     if (column.starts_with("run_cost_") && ev.contains("run_cost") &&
         ev.at("run_cost").contains(column.substr(9)))
         return &ev.at("run_cost").at(column.substr(9));

@@ -98,6 +98,7 @@ private slots:
     void tooLargeIsRefusedInWordsAndEscReverts();
     void multiSelectShowsMixedAndEditsAll();
     void linkDistanceEmitsLinks();
+    void linkProtectionEmitsLinks();
     void linkNcclSettingsEmitLinks();
     void linkLatencyIsTheModels();
     void datacenterStorageEmitsDatacenters();
@@ -364,6 +365,20 @@ void TestPropertyEditor::linkLatencyIsTheModels()
              views::formatSeconds(core::dciOneWayLatencyS(link)));
     QVERIFY(m_editor->linkEditor()->latencyLabel()->text() !=
             views::formatSeconds(800.0 * 5e-6 + link.equipmentLatencyS));
+}
+
+void TestPropertyEditor::linkProtectionEmitsLinks()
+{
+    // The protection box edits the link's optical_protection and nothing else of it.
+    m_editor->setSelection(Kind::Link, {0});
+    IntentSpies spies(m_editor.get());
+    views::CheckField* box = m_editor->linkEditor()->protectionField();
+    QVERIFY(!box->isChecked());
+    box->click();
+    QCOMPARE(spies.total(), 1);
+    core::DciLink expected = m_scenario.topology.links[0];
+    expected.opticalProtection = true;
+    QCOMPARE(spies.at(0).candidate.topology.links[0], expected);
 }
 
 void TestPropertyEditor::linkNcclSettingsEmitLinks()

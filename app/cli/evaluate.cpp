@@ -71,6 +71,12 @@ void printTable(const std::string& file, const core::Evaluation& ev, std::ostrea
                              (std::isfinite(g.checkpointIntervalS)
                                   ? num(", checkpoint every %.3g min", g.checkpointIntervalS / 60.0)
                                   : std::string()));
+    row("interruptions by domain",
+        num("servers %.3g", g.serverInterruptionsPerDay) +
+            num(", fabric %.3g", g.fabricInterruptionsPerDay) +
+            num(", DCI %.3g", g.dciInterruptionsPerDay) +
+            num(", buildings %.3g per day", g.buildingInterruptionsPerDay) +
+            (g.degradedS > 0.0 ? num("; degraded %.3g h", g.degradedS / 3600.0) : std::string()));
     const core::DatacenterSyncResult& sync = ev.datacenterSync;
     if (sync.scheme != core::DatacenterSync::Synchronous)
         row("datacenter sync",

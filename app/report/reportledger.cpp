@@ -264,8 +264,10 @@ ReportSection goodputSection(const ReportInput& input)
     // The parts the goodput plot stacks, in its order.
     for (const views::GoodputPart& part : views::goodputParts()) {
         const double seconds = g.*part.seconds;
-        if (part.seconds == &core::Goodput::convergenceS && seconds <= 0.0)
-            continue; // synchronous training: no convergence cost to list
+        if ((part.seconds == &core::Goodput::convergenceS ||
+             part.seconds == &core::Goodput::degradedS) &&
+            seconds <= 0.0)
+            continue; // synchronous training has no convergence cost; nothing may degrade
         split.rows.append({part.name, span(seconds),
                            wall > 0.0 ? views::formatPercent(seconds / wall) : QString()});
     }
@@ -278,17 +280,59 @@ ReportSection goodputSection(const ReportInput& input)
     rates.caption = overridden
                         ? QStringLiteral("Failure rates (set in the scenario's catalog)")
                         : QStringLiteral("Failure rates (the catalog's, each with its source)");
-    rates.headers = {QStringLiteral("Cause"), QStringLiteral("Per"),
-                     QStringLiteral("Rate per unit-day"), QStringLiteral("This job per day"),
+    rates.headers = {QStringLiteral("Cause"),
+                     QStringLiteral("Per"),
+                     QStringLiteral("Rate per unit-day"),
+                     QStringLiteral("Units in this job"),
+                     QStringLiteral("This job per day"),
+                     QStringLiteral("What it does here"),
                      QStringLiteral("Source")};
-    rates.rightAligned = {false, false, true, true, false};
-    const double gpus = static_cast<double>(e.gpus);
-    const double hosts = std::ceil(gpus / std::max(1, a.gpusPerHost));
-    for (const core::FailureCause& c : a.causes) {
-        const bool perGpu = c.unit == core::FailureUnit::Gpu;
-        rates.rows.append({q(c.name), perGpu ? QStringLiteral("GPU") : QStringLiteral("host"),
-                           QString::number(c.perUnitPerDay(), 'g', 3),
-                           num(c.perUnitPerDay() * (perGpu ? gpus : hosts), 2), q(c.source)});
+    rates.rightAligned = {false, false, true, true, true, false, false};
+    // What the topology makes of each cause (evaluation/goodput.cpp, failureExposures).
+    const core::TopologyModel topology(s.topology, catalog, core::TopologyModel::Ownership::Borrow,
+                                       false);
+    const std::vector<core::FailureExposure> exposures =
+        e.ok ? core::failureExposures(s, e, a, topology) : std::vector<core::FailureExposure>{};
+    for (std::size_t i = 0; i < a.causes.size(); ++i) {
+        const core::FailureCause& c = a.causes[i];
+        double units = 0.0;
+        double perDay = 0.0;
+        bool stops = false, protectedRoute = false, trainOn = false;
+        double repairS = 0.0, slowdown = -1.0, slowS = 0.0;
+        for (const core::FailureExposure& x : exposures) {
+            if (x.cause != i)
+                continue;
+            units += x.units;
+            perDay += x.perDay;
+            if (x.absorbed) {
+                (x.protectedRoute ? protectedRoute : trainOn) = true;
+            } else if (x.effect == core::FailureEffect::Degrade) {
+                slowdown = std::max(slowdown, x.slowdown);
+                slowS = x.repairS;
+            } else {
+                stops = true;
+                repairS = std::max(repairS, x.repairS);
+            }
+        }
+        QStringList effects;
+        if (stops)
+            effects.append(repairS > 0.0 ? QStringLiteral("stops the job until repaired (%1)")
+                                               .arg(views::formatTimeSpan(repairS))
+                                         : QStringLiteral("stops the job"));
+        if (slowdown >= 0.0)
+            effects.append(
+                QStringLiteral("slows it at most %1 for %2")
+                    .arg(views::formatPercent(slowdown, 2), views::formatTimeSpan(slowS)));
+        if (protectedRoute)
+            effects.append(QStringLiteral("nothing: the protected route takes over"));
+        if (trainOn)
+            effects.append(QStringLiteral("nothing: the buildings train on"));
+        rates.rows.append({q(c.name), q(core::toString(c.unit)),
+                           QString::number(c.perUnitPerDay(), 'g', 3), num(units, 0),
+                           num(perDay, 3),
+                           effects.isEmpty() ? QStringLiteral("not in this job")
+                                             : effects.join(QStringLiteral("; ")),
+                           q(c.source)});
     }
     section.blocks.push_back(tableBlock(rates));
 
@@ -301,8 +345,10 @@ ReportSection goodputSection(const ReportInput& input)
             .arg(num(a.checkpointBytesPerParam, 0), q(a.checkpointSource)),
         QStringLiteral("Copy to host memory for an asynchronous checkpoint: %1 GB/s per GPU (%2).")
             .arg(num(a.deviceToHostGBps, 0), q(a.deviceToHostSource)),
-        QStringLiteral("Restart before reading the checkpoint: %1 (%2).")
-            .arg(views::formatSeconds(a.relaunchS + a.communicatorInitS), q(a.restartSource))};
+        QStringLiteral("Restart before reading the checkpoint: %1 on %2 GPUs (%3).")
+            .arg(views::formatSeconds(a.relaunchS +
+                                      core::communicatorInitS(a, static_cast<double>(e.gpus))),
+                 views::formatCount(e.gpus), q(a.restartSource))};
     // A building's own storage replaces the catalog's for that building (set in the scenario).
     for (const core::Datacenter& dc : s.topology.datacenters)
         if (dc.storageWriteGBps > 0.0 || dc.storageReadGBps > 0.0)

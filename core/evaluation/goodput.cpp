@@ -24,6 +24,29 @@ double largestDatacenterShare(const std::vector<std::int64_t>& placed, double gp
     return most == placed.end() ? 1.0 : static_cast<double>(*most) / gpus;
 }
 
+bool isDci(FailureUnit u)
+{
+    return u == FailureUnit::DciKm || u == FailureUnit::Wavelength;
+}
+
+// The busiest link's utilisation of a class, or of one DCI hop (`link` >= 0).
+double utilisation(const Evaluation& ev, LinkClass linkClass, Id link = -1)
+{
+    double u = 0.0;
+    for (const LinkTraffic& t : ev.traffic)
+        if (t.linkClass == linkClass && (link < 0 || t.dciLinkId == link))
+            u = std::max(u, t.utilisation);
+    return u;
+}
+
+// The most a job slows while `share` of a tier's capacity is missing, when the tier's busiest
+// link is busy `u` of the iteration: that link's traffic takes 1 / (1 - share) as long, and
+// at worst none of it was hidden behind compute. An upper bound.
+double slowdownBound(double u, double share)
+{
+    return share < 1.0 ? u * share / (1.0 - share) : kInfinity;
+}
+
 } // namespace
 
 double modelParams(const Workload& w)
@@ -70,14 +93,171 @@ double dalyWallTimeS(double solveS, double intervalS, double checkpointS, double
            intervalS;
 }
 
-Goodput goodput(const Scenario& s, const Evaluation& ev, const ReliabilityAssumptions& a)
+double communicatorInitS(const ReliabilityAssumptions& a, double gpus)
+{
+    return a.communicatorInitS + a.communicatorInitSPer1kGpus * std::max(0.0, gpus) / 1000.0;
+}
+
+std::vector<FailureExposure> failureExposures(const Scenario& s, const Evaluation& ev,
+                                              const ReliabilityAssumptions& a,
+                                              const TopologyModel& topology)
+{
+    std::vector<FailureExposure> out;
+    if (a.causes.empty())
+        return out;
+    // With DiLoCo the buildings train on their own between outer steps: an event that only
+    // cuts them apart delays the outer step and stops no one.
+    const DatacenterSyncResult& sync = ev.datacenterSync;
+    const bool loose = sync.scheme != DatacenterSync::Synchronous && sync.replicas > 1;
+    const std::vector<std::int64_t> placed = placedGpusPerDatacenter(s);
+    const std::vector<Datacenter>& dcs = s.topology.datacenters;
+    // The DCI hops the job's traffic crosses (routed links: parallel links bundled).
+    std::vector<const DciLink*> hops;
+    for (const LinkTraffic& t : ev.traffic)
+        if (t.linkClass == LinkClass::Dci && t.dciLinkId >= 0 && t.bytesPerIteration > 0.0)
+            if (const DciLink* hop = topology.link(t.dciLinkId))
+                hops.push_back(hop);
+    // A building with the job's GPUs, or one its traffic passes through (a hop's end).
+    const auto inUse = [&](std::size_t i) {
+        if (i < placed.size() && placed[i] > 0)
+            return true;
+        return std::any_of(hops.begin(), hops.end(), [&](const DciLink* h) {
+            return h->a == dcs[i].id || h->b == dcs[i].id;
+        });
+    };
+
+    for (std::size_t ci = 0; ci < a.causes.size(); ++ci) {
+        const FailureCause& c = a.causes[ci];
+        const double rate = c.perUnitPerDay();
+        const double repairS = c.repairH * 3600.0;
+        const auto add = [&](Id dc, Id link, double units, FailureEffect effect, bool absorbed,
+                             double share, double u) {
+            if (!(units > 0.0))
+                return;
+            const bool protectedRoute = c.unit == FailureUnit::DciKm && absorbed;
+            FailureExposure e;
+            e.cause = ci;
+            e.datacenter = dc;
+            e.link = link;
+            e.units = units;
+            e.perDay = rate * units;
+            // A unit that is its tier's only path takes the tier down: the job stops.
+            e.effect = effect == FailureEffect::Degrade && share >= 1.0 ? FailureEffect::Interrupt
+                                                                        : effect;
+            e.absorbed =
+                absorbed || (loose && isDci(c.unit) && e.effect == FailureEffect::Interrupt);
+            e.protectedRoute = protectedRoute;
+            e.repairS = repairS;
+            if (e.effect == FailureEffect::Degrade) {
+                e.capacityShare = share;
+                e.slowdown = slowdownBound(u, share);
+            }
+            out.push_back(e);
+        };
+        switch (c.unit) {
+        case FailureUnit::Gpu:
+        case FailureUnit::Host:
+        case FailureUnit::Port:
+        case FailureUnit::LeafSwitch:
+        case FailureUnit::SpineSwitch:
+        case FailureUnit::CoreSwitch:
+            for (std::size_t i = 0; i < placed.size() && i < dcs.size(); ++i) {
+                if (placed[i] <= 0)
+                    continue;
+                const auto gpus = static_cast<double>(placed[i]);
+                const FabricDesign* f = topology.fabric(dcs[i].id);
+                // The job's share of the building's fabric: its switches in proportion.
+                const double fabricShare =
+                    f && f->gpus > 0 ? std::min(1.0, gpus / static_cast<double>(f->gpus)) : 0.0;
+                const auto switches = [&](std::int64_t n) {
+                    return std::ceil(static_cast<double>(n) * fabricShare - 1e-9);
+                };
+                const Id id = dcs[i].id;
+                switch (c.unit) {
+                case FailureUnit::Gpu:
+                    add(id, -1, gpus, FailureEffect::Interrupt, false, 1.0, 0.0);
+                    break;
+                case FailureUnit::Host:
+                    add(id, -1, std::ceil(gpus / std::max(1, a.gpusPerHost)),
+                        FailureEffect::Interrupt, false, 1.0, 0.0);
+                    break;
+                case FailureUnit::Port:
+                    add(id, -1, gpus * static_cast<double>(f ? f->portsPerGpu : 1),
+                        FailureEffect::Interrupt, false, 1.0, 0.0);
+                    break;
+                case FailureUnit::LeafSwitch:
+                    if (f)
+                        add(id, -1, switches(f->leaves), FailureEffect::Interrupt, false, 1.0, 0.0);
+                    break;
+                case FailureUnit::SpineSwitch:
+                    // A leaf spreads its uplinks over its pod's spines (ECMP): one spine is
+                    // 1 / (spines per pod) of every leaf's uplink capacity in that plane.
+                    if (f && f->plane.spines > 0)
+                        add(id, -1, switches(f->spines), c.effect, false,
+                            static_cast<double>(std::max<std::int64_t>(1, f->plane.pods)) /
+                                static_cast<double>(f->plane.spines),
+                            std::max(utilisation(ev, LinkClass::Spine),
+                                     utilisation(ev, LinkClass::Core)));
+                    break;
+                case FailureUnit::CoreSwitch:
+                    if (f && f->plane.cores > 0)
+                        add(id, -1, switches(f->cores), c.effect, false,
+                            1.0 / static_cast<double>(f->plane.cores),
+                            utilisation(ev, LinkClass::Core));
+                    break;
+                default:
+                    break;
+                }
+            }
+            break;
+        case FailureUnit::Datacenter:
+            for (std::size_t i = 0; i < dcs.size(); ++i)
+                if (inUse(i)) // a transit building's outage only cuts the route, as a fibre would
+                    add(dcs[i].id, -1, 1.0, FailureEffect::Interrupt,
+                        loose && (i >= placed.size() || placed[i] <= 0), 1.0, 0.0);
+            break;
+        case FailureUnit::DciKm:
+            // Each fibre route of the hop: a parallel link of a bundle is a route of its own.
+            // Cutting the hop's only route stops the job until it is repaired; cutting one of
+            // several takes its wavelengths away; a protected route switches over.
+            for (const DciLink* hop : hops) {
+                std::vector<const DciLink*> routes;
+                for (const DciLink& l : s.topology.links)
+                    if (bundleAlike(l, *hop))
+                        routes.push_back(&l);
+                const double total = static_cast<double>(std::max(1, hop->wavelengths));
+                for (const DciLink* r : routes)
+                    add(-1, hop->id, r->distanceKm,
+                        routes.size() > 1 ? FailureEffect::Degrade : FailureEffect::Interrupt,
+                        r->opticalProtection,
+                        routes.size() > 1 ? std::max(0, r->wavelengths) / total : 1.0,
+                        utilisation(ev, LinkClass::Dci, hop->id));
+            }
+            break;
+        case FailureUnit::Wavelength:
+            for (const DciLink* hop : hops) {
+                const int w = std::max(1, hop->wavelengths);
+                add(-1, hop->id, static_cast<double>(w), FailureEffect::Degrade, false,
+                    1.0 / static_cast<double>(w), utilisation(ev, LinkClass::Dci, hop->id));
+            }
+            break;
+        }
+    }
+    return out;
+}
+
+Goodput goodput(const Scenario& s, const Evaluation& ev, const ReliabilityAssumptions& a,
+                const Catalog& catalog)
+{
+    const TopologyModel topology(s.topology, catalog, TopologyModel::Ownership::Borrow, false);
+    return goodput(s, ev, a, topology);
+}
+
+Goodput goodput(const Scenario& s, const Evaluation& ev, const ReliabilityAssumptions& a,
+                const TopologyModel& topology)
 {
     Goodput g;
     const auto gpus = static_cast<double>(ev.gpus);
-    const double hosts = std::ceil(gpus / std::max(1, a.gpusPerHost));
-    for (const FailureCause& c : a.causes)
-        g.interruptionsPerDay += c.perUnitPerDay() * (c.unit == FailureUnit::Gpu ? gpus : hosts);
-    g.mtbfS = g.interruptionsPerDay > 0.0 ? kDayS / g.interruptionsPerDay : kInfinity;
 
     // Every datacenter writes (and on restart reads) the state its GPUs hold to its own storage,
     // in proportion to its GPUs, at its own bandwidth (the catalog's unless the datacenter sets
@@ -110,17 +290,69 @@ Goodput goodput(const Scenario& s, const Evaluation& ev, const ReliabilityAssump
     g.checkpointBlockingS = s.workload.checkpointAsynchronous && a.deviceToHostGBps > 0.0
                                 ? shardBytes / (a.deviceToHostGBps * 1e9)
                                 : g.checkpointWriteS;
-    g.restartS = a.relaunchS + a.communicatorInitS + readS;
+    const double baseRestartS = a.relaunchS + communicatorInitS(a, gpus) + readS;
 
     // With DiLoCo each datacenter's replicas step on their own between outer steps, so an
     // interruption stops only its datacenter while the others go on (Douillard et al. 2023,
     // figure 8: training holds its loss when outer gradients of replicas are dropped): Daly's
-    // process runs per datacenter, at its own failure rate; the largest decides. The convergence
-    // cost of the missing replica's few outer steps is not counted.
+    // process runs per datacenter, at its own failure rate; the most exposed decides. The
+    // convergence cost of the missing replica's few outer steps is not counted.
     const DatacenterSyncResult& sync = ev.datacenterSync;
-    if (sync.scheme != DatacenterSync::Synchronous && sync.replicas > 1)
+    const bool loose = sync.scheme != DatacenterSync::Synchronous && sync.replicas > 1;
+    if (loose)
         g.stalledShare = largestShare;
-    const double stallMtbfS = g.mtbfS < kInfinity ? g.mtbfS / g.stalledShare : kInfinity;
+    struct Stall
+    {
+        Id datacenter = -1;
+        double perDay = 0.0;
+        double restartWeightedS = 0.0; // sum of rate x restart
+    };
+    std::vector<Stall> stalls; // per datacenter under DiLoCo; one for the whole job otherwise
+    double degradedFraction = 0.0;
+    for (const FailureExposure& e : failureExposures(s, ev, a, topology)) {
+        if (e.absorbed) {
+            g.absorbedPerDay += e.perDay;
+            continue;
+        }
+        if (e.effect == FailureEffect::Degrade) {
+            // Expected units missing at a time (rate x repair), each slowing the job so much.
+            g.degradationsPerDay += e.perDay;
+            degradedFraction += e.perDay * e.repairS / kDayS * e.slowdown;
+            continue;
+        }
+        g.interruptionsPerDay += e.perDay;
+        switch (a.causes[e.cause].unit) {
+        case FailureUnit::Gpu:
+        case FailureUnit::Host:
+            g.serverInterruptionsPerDay += e.perDay;
+            break;
+        case FailureUnit::DciKm:
+        case FailureUnit::Wavelength:
+            g.dciInterruptionsPerDay += e.perDay;
+            break;
+        case FailureUnit::Datacenter:
+            g.buildingInterruptionsPerDay += e.perDay;
+            break;
+        default:
+            g.fabricInterruptionsPerDay += e.perDay;
+            break;
+        }
+        const Id key = loose ? e.datacenter : -1;
+        auto it = std::find_if(stalls.begin(), stalls.end(),
+                               [&](const Stall& st) { return st.datacenter == key; });
+        if (it == stalls.end())
+            it = stalls.insert(stalls.end(), Stall{key, 0.0, 0.0});
+        it->perDay += e.perDay;
+        it->restartWeightedS += e.perDay * (baseRestartS + e.repairS);
+    }
+    g.mtbfS = g.interruptionsPerDay > 0.0 ? kDayS / g.interruptionsPerDay : kInfinity;
+    const auto worst =
+        std::max_element(stalls.begin(), stalls.end(),
+                         [](const Stall& x, const Stall& y) { return x.perDay < y.perDay; });
+    const double stallPerDay = worst == stalls.end() ? 0.0 : worst->perDay;
+    const double stallMtbfS = stallPerDay > 0.0 ? kDayS / stallPerDay : kInfinity;
+    g.restartS = stallPerDay > 0.0 ? worst->restartWeightedS / stallPerDay : baseRestartS;
+
     // The user's interval, or Daly's optimum. A checkpoint is taken between iterations, and
     // the next cannot start before the last one is on storage.
     const double chosenS = s.workload.checkpointIntervalS > 0.0
@@ -129,10 +361,13 @@ Goodput goodput(const Scenario& s, const Evaluation& ev, const ReliabilityAssump
     g.checkpointIntervalS = std::max(chosenS, std::max(ev.iterationTimeS, g.checkpointWriteS));
 
     // Loosely coupled training reaches synchronous training's loss in more steps
-    // (evaluation/loosesync.h): the work to do grows by that factor.
+    // (evaluation/loosesync.h): the work to do grows by that factor, and by the time the job
+    // runs slower while a degrading failure is repaired.
     g.usefulS = ev.timeToTrainS;
-    const double solveS = ev.timeToTrainS * std::max(1.0, sync.computeMultiplier);
-    g.convergenceS = solveS - g.usefulS;
+    const double trainS = ev.timeToTrainS * std::max(1.0, sync.computeMultiplier);
+    g.convergenceS = trainS - g.usefulS;
+    g.degradedS = std::isfinite(degradedFraction) ? trainS * degradedFraction : kInfinity;
+    const double solveS = trainS + g.degradedS;
     if (!(solveS > 0.0) || !(g.checkpointIntervalS > 0.0)) {
         g.effectiveTimeToTrainS = solveS;
         g.effectiveGpuHours = solveS * gpus / 3600.0;
@@ -141,7 +376,7 @@ Goodput goodput(const Scenario& s, const Evaluation& ev, const ReliabilityAssump
     const double wallS =
         dalyWallTimeS(solveS, g.checkpointIntervalS, g.checkpointBlockingS, g.restartS, stallMtbfS);
     g.effectiveTimeToTrainS = wallS;
-    g.ettr = std::isfinite(wallS) && wallS > 0.0 ? solveS / wallS : 0.0;
+    g.ettr = std::isfinite(wallS) && wallS > 0.0 ? trainS / wallS : 0.0;
     g.effectiveGpuHours = wallS * gpus / 3600.0;
     if (g.checkpointIntervalS < kInfinity)
         g.checkpointS = solveS / g.checkpointIntervalS * g.checkpointBlockingS;

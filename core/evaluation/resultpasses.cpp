@@ -110,14 +110,6 @@ void breakdownPass(EvaluationContext& ctx)
         r.lossRatio = diLoCoLossRatio(modelParams(w), r.replicas, r.innerSteps);
         r.computeMultiplier = convergenceComputeMultiplier(r.lossRatio);
     }
-    ev.goodput = goodput(ctx.s, ev, reliabilityOf(ctx.catalog));
-    const double askedS = w.checkpointIntervalS;
-    if (ctx.options.warnings && askedS > 0.0 && ev.goodput.checkpointIntervalS > askedS)
-        ev.warnings.push_back(Warning{WarningCode::CheckpointInterval}
-                                  .num("asked_s", askedS)
-                                  .num("iteration_s", ev.iterationTimeS)
-                                  .num("write_s", ev.goodput.checkpointWriteS)
-                                  .num("interval_s", ev.goodput.checkpointIntervalS));
 }
 
 void memoryPass(EvaluationContext& ctx)
@@ -135,6 +127,17 @@ void networkCostPass(EvaluationContext& ctx)
         *bytes /= ctx.p;
     ctx.ev.traffic =
         linkTraffic(ctx.s, ctx.placement, g, ctx.ev.iterationTimeS, &ctx.topology.routedTopology());
+    // The run with failures: the failure domains are the fabric's switches and the DCI hops
+    // the traffic above crosses.
+    Evaluation& ev = ctx.ev;
+    ev.goodput = goodput(ctx.s, ev, reliabilityOf(ctx.catalog), ctx.topology);
+    const double askedS = ctx.s.workload.checkpointIntervalS;
+    if (ctx.options.warnings && askedS > 0.0 && ev.goodput.checkpointIntervalS > askedS)
+        ev.warnings.push_back(Warning{WarningCode::CheckpointInterval}
+                                  .num("asked_s", askedS)
+                                  .num("iteration_s", ev.iterationTimeS)
+                                  .num("write_s", ev.goodput.checkpointWriteS)
+                                  .num("interval_s", ev.goodput.checkpointIntervalS));
     if (!ctx.options.billOfMaterials)
         return;
     const TopologyModel& t = ctx.topology;

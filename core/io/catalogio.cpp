@@ -113,15 +113,27 @@ void readReliability(ObjectReader& r, ReliabilityAssumptions& a)
     r.string(keys::kDeviceToHostSource, a.deviceToHostSource);
     r.number(keys::kRelaunchS, a.relaunchS, kReq, kRestartS);
     r.number(keys::kCommunicatorInitS, a.communicatorInitS, kReq, kRestartS);
+    r.number(keys::kCommunicatorInitSPer1kGpus, a.communicatorInitSPer1kGpus, kOpt, kRestartS);
     r.string(keys::kRestartSource, a.restartSource);
     std::set<std::string> names;
     r.objects(keys::kFailures, kReq, [&](ObjectReader& o) {
         FailureCause& c = a.causes.emplace_back();
         o.string(keys::kName, c.name, kReq, kMaxNameBytes);
-        o.enumeration(keys::kPer, c.unit, failureUnitFromString, "gpu | host", kReq);
+        o.enumeration(keys::kPer, c.unit, failureUnitFromString, kFailureUnitNames, kReq);
         o.number(keys::kEvents, c.events, kReq, kFailureEvents);
         o.number(keys::kUnitDays, c.unitDays, kReq, kUnitDays);
         o.string(keys::kSource, c.source);
+        o.enumeration(keys::kEffect, c.effect, failureEffectFromString, "interrupt | degrade",
+                      kOpt);
+        o.number(keys::kRepairH, c.repairH, kOpt, kRepairH);
+        // A GPU, host, port, leaf or building takes its GPUs off the job: only a unit among
+        // several that share a tier's traffic can leave the job running slower.
+        if (c.effect == FailureEffect::Degrade &&
+            (c.unit != FailureUnit::SpineSwitch && c.unit != FailureUnit::CoreSwitch))
+            o.error(keys::kEffect, "\"degrade\" applies to spine and core switches; a " +
+                                       std::string(toString(c.unit)) +
+                                       " failure takes its GPUs off the job (DCI fibre and "
+                                       "wavelengths degrade or interrupt by the topology)");
         if (!c.name.empty() && !names.insert(c.name).second)
             o.error(keys::kName, "duplicate failure cause \"" + c.name + "\"");
     });
@@ -261,19 +273,23 @@ Json catalogToJson(const Catalog& c)
                                     {keys::kPer, toString(f.unit)},
                                     {keys::kEvents, f.events},
                                     {keys::kUnitDays, f.unitDays},
-                                    {keys::kSource, f.source}});
-        j[keys::kReliability] = Json{{keys::kGpusPerHost, a->gpusPerHost},
-                                     {keys::kStorageWriteGBps, a->storageWriteGBps},
-                                     {keys::kStorageReadGBps, a->storageReadGBps},
-                                     {keys::kStorageSource, a->storageSource},
-                                     {keys::kCheckpointBytesPerParam, a->checkpointBytesPerParam},
-                                     {keys::kCheckpointSource, a->checkpointSource},
-                                     {keys::kDeviceToHostGBps, a->deviceToHostGBps},
-                                     {keys::kDeviceToHostSource, a->deviceToHostSource},
-                                     {keys::kRelaunchS, a->relaunchS},
-                                     {keys::kCommunicatorInitS, a->communicatorInitS},
-                                     {keys::kRestartSource, a->restartSource},
-                                     {keys::kFailures, std::move(failures)}};
+                                    {keys::kSource, f.source},
+                                    {keys::kEffect, toString(f.effect)},
+                                    {keys::kRepairH, f.repairH}});
+        j[keys::kReliability] =
+            Json{{keys::kGpusPerHost, a->gpusPerHost},
+                 {keys::kStorageWriteGBps, a->storageWriteGBps},
+                 {keys::kStorageReadGBps, a->storageReadGBps},
+                 {keys::kStorageSource, a->storageSource},
+                 {keys::kCheckpointBytesPerParam, a->checkpointBytesPerParam},
+                 {keys::kCheckpointSource, a->checkpointSource},
+                 {keys::kDeviceToHostGBps, a->deviceToHostGBps},
+                 {keys::kDeviceToHostSource, a->deviceToHostSource},
+                 {keys::kRelaunchS, a->relaunchS},
+                 {keys::kCommunicatorInitS, a->communicatorInitS},
+                 {keys::kCommunicatorInitSPer1kGpus, a->communicatorInitSPer1kGpus},
+                 {keys::kRestartSource, a->restartSource},
+                 {keys::kFailures, std::move(failures)}};
     }
     if (const std::optional<EconomicsAssumptions>& a = c.economics) {
         Json e{{keys::kServiceLifeYears, a->serviceLifeYears},

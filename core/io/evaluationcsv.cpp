@@ -41,6 +41,10 @@ const std::vector<Column>& columns()
             c.push_back({key, at({kBreakdown, key})});
         for (const char* key : {kEttr, kEffectiveTimeToTrainS, kInterruptionsPerDay})
             c.push_back({std::string(kGoodput) + "_" + key, at({kGoodput, key})});
+        for (const char* key : {kServers, kFabric, kDci, kBuildings})
+            c.push_back({std::string(kGoodput) + "_" + kInterruptionsPerDay + "_" + key,
+                         at({kGoodput, kInterruptionsByDomain, key})});
+        c.push_back({std::string(kGoodput) + "_" + kDegradedS, at({kGoodput, kDegradedS})});
         for (const char* key : {kUsdPerGpuHour, kEffectiveRunCostUsd})
             c.push_back({std::string(kRunCost) + "_" + key, at({kRunCost, key})});
         for (const char* key : {kSyncScheme, kOuterExposedS, kComputeMultiplier})

@@ -92,7 +92,15 @@ json goodputJson(const Goodput& g)
             {kRestartsS, g.restartTotalS},
             {kLostWorkS, g.lostWorkS},
             {kConvergenceS, g.convergenceS},
-            {kStalledShare, g.stalledShare}};
+            {kDegradedS, finiteOrNull(g.degradedS)},
+            {kStalledShare, g.stalledShare},
+            {kInterruptionsByDomain,
+             {{kServers, g.serverInterruptionsPerDay},
+              {kFabric, g.fabricInterruptionsPerDay},
+              {kDci, g.dciInterruptionsPerDay},
+              {kBuildings, g.buildingInterruptionsPerDay}}},
+            {kDegradationsPerDay, g.degradationsPerDay},
+            {kAbsorbedPerDay, g.absorbedPerDay}};
 }
 
 json runCostJson(const RunCost& c)

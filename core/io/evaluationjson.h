@@ -57,6 +57,14 @@ inline constexpr const char* kRestartsS = "restarts_s";
 inline constexpr const char* kLostWorkS = "lost_work_s";
 inline constexpr const char* kConvergenceS = "convergence_s";
 inline constexpr const char* kStalledShare = "stalled_share";
+inline constexpr const char* kDegradedS = "degraded_s";
+inline constexpr const char* kInterruptionsByDomain = "interruptions_per_day_by_domain";
+inline constexpr const char* kServers = "servers";
+inline constexpr const char* kFabric = "fabric";
+inline constexpr const char* kDci = "dci";
+inline constexpr const char* kBuildings = "buildings";
+inline constexpr const char* kDegradationsPerDay = "degradations_per_day";
+inline constexpr const char* kAbsorbedPerDay = "absorbed_per_day";
 
 // run_cost
 inline constexpr const char* kPriced = "priced";

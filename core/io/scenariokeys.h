@@ -103,6 +103,7 @@ inline constexpr const char* kOverlapSteps = "overlap_steps";
 inline constexpr const char* kP2pChannelsPerPeer = "p2p_channels_per_peer";
 inline constexpr const char* kP2pChunkBytes = "p2p_chunk_bytes";
 inline constexpr const char* kPacketLossRate = "packet_loss_rate";
+inline constexpr const char* kOpticalProtection = "optical_protection";
 inline constexpr const char* kParallelBlock = "parallel_block";
 inline constexpr const char* kTiedEmbeddings = "tied_embeddings";
 inline constexpr const char* kCheckpointIntervalS = "checkpoint_interval_s";
@@ -159,6 +160,9 @@ inline constexpr const char* kFailures = "failures";
 inline constexpr const char* kPer = "per";
 inline constexpr const char* kEvents = "events";
 inline constexpr const char* kUnitDays = "unit_days";
+inline constexpr const char* kEffect = "effect";
+inline constexpr const char* kRepairH = "repair_h";
+inline constexpr const char* kCommunicatorInitSPer1kGpus = "communicator_init_s_per_1k_gpus";
 // The catalog's economics assumptions (model/economics.h).
 inline constexpr const char* kEconomics = "economics";
 inline constexpr const char* kServiceLifeYears = "service_life_years";

@@ -95,6 +95,7 @@ void readLink(ObjectReader& r, DciLink& link)
     r.number(keys::kHeadroomBytes, link.headroomBytes, kOpt, kHeadroomBytes.expected);
     r.number(keys::kMssBytes, link.mssBytes, kOpt, kMssBytes.expected);
     r.object(keys::kNccl, kOpt, [&](ObjectReader& n) { readNccl(n, link.nccl); });
+    r.boolean(keys::kOpticalProtection, link.opticalProtection);
 }
 
 void readTopology(ObjectReader& r, Topology& t)

@@ -80,6 +80,8 @@ Json toJson(const DciLink& link)
                           {keys::kP2pChannelsPerPeer, link.nccl.p2pChannelsPerPeer},
                           {keys::kP2pChunkBytes, link.nccl.p2pChunkBytes},
                           {keys::kQpsPerConnection, link.nccl.qpsPerConnection}};
+    if (link.opticalProtection) // older files stay as they were
+        j[keys::kOpticalProtection] = true;
     return j;
 }
 

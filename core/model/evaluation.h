@@ -241,8 +241,20 @@ struct DatacenterSyncResult
 
 struct Goodput
 {
-    double interruptionsPerDay = 0.0; // unexpected, of the whole job
-    double mtbfS = 0.0;               // mean time between them (infinite without any)
+    double interruptionsPerDay = 0.0; // unexpected, that stop the job or a building of it
+    // The same by failure domain (model/reliability.h): GPUs and hosts; the fabric (ports,
+    // leaves, a spine or core that is its tier's only path); the DCI (fibre cuts and
+    // wavelengths that leave a hop without a path); buildings. They sum to interruptionsPerDay.
+    double serverInterruptionsPerDay = 0.0;
+    double fabricInterruptionsPerDay = 0.0;
+    double dciInterruptionsPerDay = 0.0;
+    double buildingInterruptionsPerDay = 0.0;
+    // Failures that slow the job without stopping it (a spine among many, a wavelength of
+    // several), and those that neither stop nor slow it (a protected fibre's cut; DCI events
+    // under DiLoCo).
+    double degradationsPerDay = 0.0;
+    double absorbedPerDay = 0.0;
+    double mtbfS = 0.0; // mean time between interruptions (infinite without any)
     // The share of the job one interruption stops: 1 when the datacenters step together; with
     // DiLoCo the largest datacenter's, whose replicas alone wait for the restart.
     double stalledShare = 1.0;
@@ -250,14 +262,19 @@ struct Goodput
     double checkpointBlockingS = 0.0; // training stops this long for each checkpoint
     double checkpointWriteS = 0.0;    // the slowest datacenter's write to its storage
     double checkpointIntervalS = 0.0; // compute between checkpoints (infinite without failures)
-    double restartS = 0.0;            // relaunch, communicators, reading the checkpoint
-    double ettr = 1.0;                // effective training time ratio: useful / wall time
+    // Relaunch, communicators and reading the checkpoint, and the wait for a repair where
+    // nothing stands in (a fibre, a building): the mean over the interruptions, by their rates.
+    double restartS = 0.0;
+    double ettr = 1.0; // effective training time ratio: useful / wall time
     double effectiveTimeToTrainS = 0.0;
     double effectiveGpuHours = 0.0;
-    // The wall time split by what it does; the five sum to effectiveTimeToTrainS.
+    // The wall time split by what it does; the six sum to effectiveTimeToTrainS.
     double usefulS = 0.0;
     // The extra steps loosely coupled training needs to reach synchronous training's loss.
     double convergenceS = 0.0;
+    // Running slower while a degrading failure is repaired (an upper bound: as if the
+    // degraded tier's busiest link were never hidden behind compute).
+    double degradedS = 0.0;
     double checkpointS = 0.0;
     double restartTotalS = 0.0;
     double lostWorkS = 0.0;

@@ -1,18 +1,53 @@
 #include "model/reliability.h"
 
+#include <array>
+#include <utility>
+
 namespace archipelago::core {
+
+namespace {
+
+constexpr std::array<std::pair<FailureUnit, const char*>, 9> kUnits{{
+    {FailureUnit::Gpu, "gpu"},
+    {FailureUnit::Host, "host"},
+    {FailureUnit::Port, "port"},
+    {FailureUnit::LeafSwitch, "leaf"},
+    {FailureUnit::SpineSwitch, "spine"},
+    {FailureUnit::CoreSwitch, "core"},
+    {FailureUnit::Datacenter, "datacenter"},
+    {FailureUnit::DciKm, "dci-km"},
+    {FailureUnit::Wavelength, "wavelength"},
+}};
+
+} // namespace
 
 const char* toString(FailureUnit unit)
 {
-    return unit == FailureUnit::Gpu ? "gpu" : "host";
+    for (const auto& [u, name] : kUnits)
+        if (u == unit)
+            return name;
+    return "gpu";
 }
 
 std::optional<FailureUnit> failureUnitFromString(const std::string& s)
 {
-    if (s == "gpu")
-        return FailureUnit::Gpu;
-    if (s == "host")
-        return FailureUnit::Host;
+    for (const auto& [u, name] : kUnits)
+        if (s == name)
+            return u;
+    return std::nullopt;
+}
+
+const char* toString(FailureEffect effect)
+{
+    return effect == FailureEffect::Degrade ? "degrade" : "interrupt";
+}
+
+std::optional<FailureEffect> failureEffectFromString(const std::string& s)
+{
+    if (s == "interrupt")
+        return FailureEffect::Interrupt;
+    if (s == "degrade")
+        return FailureEffect::Degrade;
     return std::nullopt;
 }
 

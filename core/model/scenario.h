@@ -134,6 +134,11 @@ struct DciLink
     double headroomBytes = 8.0 * 1024 * 1024; // RocePfc headroom per port and priority
     double mssBytes = 1460.0;                 // LossyIp segment (RFC 879: 1500 MTU - 40)
     NcclSettings nccl;                        // the collective library's connections on the link
+    // 1+1 optical protection over a second, diverse fibre route of the same length: a cut
+    // switches over in under 50 ms (ITU-T G.873.1), inside NCCL's transport retries, so it
+    // does not stop the job (evaluation/goodput.cpp); the bill counts the second route's
+    // amplifiers.
+    bool opticalProtection = false;
 
     bool operator==(const DciLink&) const = default;
 };

@@ -148,6 +148,8 @@ inline constexpr NumberLimit kDatacenterStorageGBps{
     0.0, 1e6, false, "a number of GB/s in [0, 1e6] (0: the catalog's)"};
 inline constexpr NumberLimit kBytesPerParam{0.0, 1'000.0, true, "a number in (0, 1000]"};
 inline constexpr NumberLimit kRestartS{0.0, 1e6, false, "a number of seconds in [0, 1e6]"};
+// A repair before the job restarts, or a degraded tier: up to a year.
+inline constexpr NumberLimit kRepairH{0.0, 8'760.0, false, "a number of hours in [0, 8760]"};
 inline constexpr IntLimit kGpusPerHost{1, 1'024, "an integer in 1..1024"};
 // Economics (model/economics.h). Hardware lasts a quarter to 30 years; a server costs up to
 // 1e9 USD per GPU (kPriceUsd); at full load it draws 1 to 10x its GPUs' TDP; a PUE of 1 (no

@@ -252,9 +252,16 @@ std::vector<BomItem> dciBillOfMaterials(const DciLink& link, const Topology& top
                      .num("distance_km", link.distanceKm)
                      .num("spacing_km", ls->amplifierSpacingKm)
                      .name("line_system", ls->name));
-        else if (amps > 0)
+        else if (amps > 0) {
             out.push_back({ls->name, "amplifier", scope, *total, ls->amplifierPriceUsd,
                            ls->amplifierWatts, "every " + whole(ls->amplifierSpacingKm) + " km"});
+            // 1+1 protection: a second, diverse route of the same length, amplified alike. Its
+            // fibre and the protection switches are not priced.
+            if (link.opticalProtection)
+                out.push_back({ls->name, "amplifier", scope, *total, ls->amplifierPriceUsd,
+                               ls->amplifierWatts,
+                               "protection route, every " + whole(ls->amplifierSpacingKm) + " km"});
+        }
         if (ls->maxReachKm > 0.0 && link.distanceKm > ls->maxReachKm)
             warn(Warning{WarningCode::DciReach, WarningForm::LineSystem}
                      .name("line_system", ls->name)

@@ -23,16 +23,6 @@ const Topology& chooseTopology(std::optional<Topology>& owned, const Topology& g
 
 const std::vector<Warning> kNoWarnings;
 
-// What must be equal for two parallel links to share a hop's traffic (bundleParallelLinks).
-bool bundleAlike(const DciLink& x, const DciLink& y)
-{
-    return std::minmax(x.a, x.b) == std::minmax(y.a, y.b) &&
-           x.gbpsPerWavelength == y.gbpsPerWavelength && x.optic == y.optic &&
-           x.lineSystem == y.lineSystem && x.transport == y.transport &&
-           x.packetLossRate == y.packetLossRate && x.windowBytes == y.windowBytes &&
-           x.headroomBytes == y.headroomBytes && x.mssBytes == y.mssBytes && x.nccl == y.nccl;
-}
-
 // Links joining the same two datacenters that bundleParallelLinks could not bundle (their
 // transport settings differ): a route takes one of them (TopologyGraph::route, the shortest),
 // so the others carry no traffic here although the bill counts them. Said once per pair of
@@ -80,6 +70,16 @@ void warnParallelLinks(const Topology& topology, const TopologyGraph& graph,
 }
 
 } // namespace
+
+// What must be equal for two parallel links to share a hop's traffic (bundleParallelLinks).
+bool bundleAlike(const DciLink& x, const DciLink& y)
+{
+    return std::minmax(x.a, x.b) == std::minmax(y.a, y.b) &&
+           x.gbpsPerWavelength == y.gbpsPerWavelength && x.optic == y.optic &&
+           x.lineSystem == y.lineSystem && x.transport == y.transport &&
+           x.packetLossRate == y.packetLossRate && x.windowBytes == y.windowBytes &&
+           x.headroomBytes == y.headroomBytes && x.mssBytes == y.mssBytes && x.nccl == y.nccl;
+}
 
 Topology bundleParallelLinks(const Topology& topology)
 {

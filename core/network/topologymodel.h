@@ -24,6 +24,9 @@ namespace archipelago::core {
 // longest distance and latency. Links that differ otherwise (transport, rate, NCCL settings)
 // stay apart: a route takes the shortest, and the evaluation says so (parallel-dci-links).
 Topology bundleParallelLinks(const Topology& topology);
+// Whether two links join the same datacenters with the same transport settings, so that
+// bundleParallelLinks makes them one hop.
+bool bundleAlike(const DciLink& x, const DciLink& y);
 
 class TopologyModel
 {

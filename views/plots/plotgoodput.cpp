@@ -36,8 +36,13 @@ QString note(const core::Goodput& g)
 {
     if (!(g.interruptionsPerDay > 0.0))
         return QStringLiteral("no interruption counted (the catalog has no failure rates)");
-    return QStringLiteral("%1 interruptions a day, MTBF %2 h\ncheckpoint every %3, restart %4 min")
+    return QStringLiteral("%1 interruptions a day, MTBF %2 h\n(servers %3, fabric %4, DCI %5, "
+                          "buildings %6)\ncheckpoint every %7, restart %8 min")
         .arg(formatSignificant(g.interruptionsPerDay), formatSignificant(g.mtbfS / kHourS),
+             formatSignificant(g.serverInterruptionsPerDay),
+             formatSignificant(g.fabricInterruptionsPerDay),
+             formatSignificant(g.dciInterruptionsPerDay),
+             formatSignificant(g.buildingInterruptionsPerDay),
              minutesOrNever(g.checkpointIntervalS), formatSignificant(g.restartS / kMinuteS));
 }
 } // namespace

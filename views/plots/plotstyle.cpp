@@ -39,6 +39,7 @@ const QList<BreakdownPart> kParts = {
 const QList<GoodputPart> kGoodputParts = {
     {QStringLiteral("Useful work"), QColor(0x4e, 0x79, 0xa7), &core::Goodput::usefulS},
     {QStringLiteral("Convergence"), QColor(0xb0, 0x7a, 0xa1), &core::Goodput::convergenceS},
+    {QStringLiteral("Degraded"), QColor(0xed, 0xc9, 0x48), &core::Goodput::degradedS},
     {QStringLiteral("Checkpoints"), QColor(0x76, 0xb7, 0xb2), &core::Goodput::checkpointS},
     {QStringLiteral("Restarts"), QColor(0xf2, 0x8e, 0x2b), &core::Goodput::restartTotalS},
     {QStringLiteral("Lost work"), QColor(0xe1, 0x57, 0x59), &core::Goodput::lostWorkS},

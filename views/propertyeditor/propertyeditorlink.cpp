@@ -50,6 +50,17 @@ LinkEditor::LinkEditor(EditSink* sink, QWidget* parent)
     m_latency = addNote(
         path, tr("One-way latency"),
         tr("Derived: %1 µs/km × distance + equipment.").arg(fibreMicrosecondsPerKm(), 0, 'f', 2));
+    m_protection = new CheckField(tr("1+1 optical protection"));
+    m_protection->setToolTip(
+        tr("A second, diverse fibre route of the same length: a cut switches over in under "
+           "50 ms, inside NCCL's retries, so it does not stop the job. Without it, a cut of the "
+           "only route stops a synchronous job until the fibre is spliced. The bill counts the "
+           "second route's amplifiers."));
+    m_protectionRow = new FieldRow(m_protection);
+    path->addRow(m_protectionRow);
+    connect(m_protection, &CheckField::committed, this, [this](bool on) {
+        editLinks(m_protectionRow, [&](core::DciLink& l) { l.opticalProtection = on; });
+    });
 
     QFormLayout* capacity = addSection(tr("Capacity"));
     m_wavelengths = new IntField(1, 4'096);
@@ -234,6 +245,8 @@ void LinkEditor::loadValues()
         b.row->setPointers(linkPointers(s, ids(), QLatin1Char('/') + b.key));
     }
     m_wavelengths->load(commonValue(links, [](auto* l) { return l->wavelengths; }));
+    m_protection->load(commonValue(links, [](auto* l) { return l->opticalProtection; }));
+    m_protectionRow->setPointers(linkPointers(s, ids(), QStringLiteral("/optical_protection")));
     m_optic->load(commonValue(links, [](auto* l) { return qs(l->optic); }));
     m_lineSystem->load(commonValue(links, [](auto* l) { return qs(l->lineSystem); }));
     const auto transport = commonValue(links, [](auto* l) { return l->transport; });

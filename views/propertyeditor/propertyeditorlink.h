@@ -1,8 +1,7 @@
-// DCI link page of the property editor: distance, capacity (wavelengths × rate), optic, line
-// system, transport and its loss / window / segment / PFC headroom, and NCCL's connections on
-// the link (buffer, channels, send/recv channels and chunk, QPs per connection), for the whole
-// selection at once.
-// Proposes every selected link edited at once.
+// DCI link page of the property editor: distance and optical protection, capacity (wavelengths ×
+// rate), optic, line system, transport and its loss / window / segment / PFC headroom, and NCCL's
+// connections on the link (buffer, channels, send/recv channels and chunk, QPs per connection), for
+// the whole selection at once. Proposes every selected link edited at once.
 #pragma once
 
 #include "propertyeditor/propertyeditorpage.h"
@@ -23,6 +22,7 @@ public:
     IntField* ncclChannelsField() const { return m_channels; }
     DoubleField* ncclBufferField() const { return m_buffsize; }
     QLabel* latencyLabel() const { return m_latency; }
+    CheckField* protectionField() const { return m_protection; }
 
 protected:
     void loadValues() override;
@@ -61,6 +61,8 @@ private:
     QLabel* m_endpoints = nullptr;
     DoubleField* m_distance = nullptr;
     QLabel* m_latency = nullptr;
+    CheckField* m_protection = nullptr;
+    FieldRow* m_protectionRow = nullptr;
     IntField* m_wavelengths = nullptr;
     FieldRow* m_wavelengthsRow = nullptr;
     DoubleField* m_rate = nullptr;

@@ -184,11 +184,21 @@ void EvaluationSummary::setEvaluation(const core::Evaluation& e)
             ? tr("%1 (ETTR %2)").arg(formatTimeSpan(g.effectiveTimeToTrainS), formatPercent(g.ettr))
             : QStringLiteral("—"));
     QString effectiveTip =
-        effective ? tr("%1 unexpected interruptions per day (Llama 3's per-component rates), a "
-                       "restart of %2 each, checkpoints at Daly's interval. ETTR: useful time "
-                       "over wall time.")
-                        .arg(formatNumber(g.interruptionsPerDay, 1), formatTimeSpan(g.restartS))
-                  : QString();
+        effective
+            ? tr("%1 unexpected interruptions per day: servers %2, fabric %3, DCI %4, "
+                 "buildings %5 (the catalog's rates on this topology's failure domains); "
+                 "a restart of %6 each, checkpoints at Daly's interval. ETTR: useful time "
+                 "over wall time.")
+                  .arg(formatNumber(g.interruptionsPerDay, 1),
+                       formatNumber(g.serverInterruptionsPerDay, 2),
+                       formatNumber(g.fabricInterruptionsPerDay, 2),
+                       formatNumber(g.dciInterruptionsPerDay, 3),
+                       formatNumber(g.buildingInterruptionsPerDay, 3), formatTimeSpan(g.restartS))
+            : QString();
+    if (effective && g.degradedS > 0.0)
+        effectiveTip += tr("\n%1 running slower while a spine, core switch or wavelength is "
+                           "repaired (at most).")
+                            .arg(formatTimeSpan(g.degradedS));
     const core::DatacenterSyncResult& sync = e.datacenterSync;
     const bool loose = e.ok && sync.scheme != core::DatacenterSync::Synchronous;
     if (loose && effective)

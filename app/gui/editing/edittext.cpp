@@ -202,6 +202,8 @@ void linkChanges(const core::Topology& t, const core::DciLink& a, const core::Dc
         [&] { return QString::fromLatin1(core::toString(b.transport)); });
     add(out, a.equipmentLatencyS != b.equipmentLatencyS, tr("Equipment Latency"),
         [&] { return views::formatSeconds(b.equipmentLatencyS); });
+    add(out, a.opticalProtection != b.opticalProtection, tr("Optical Protection"),
+        [&] { return b.opticalProtection ? tr("1+1") : tr("none"); });
     add(out, a.packetLossRate != b.packetLossRate, tr("Packet Loss"),
         [&] { return views::formatPercent(b.packetLossRate, 4); });
     const auto mib = [](double bytes) { return tr("%1 MiB").arg(bytes / (1024.0 * 1024.0)); };
