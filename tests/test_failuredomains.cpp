@@ -60,6 +60,8 @@ private slots:
     void spinesDegradeByTheirShareOfThePod();
     void restartGrowsWithTheGpus();
     void protectionRoundTrips();
+    void replicaCrossesTheDciInWhatTrainingLeaves();
+    void replicaWithoutAnotherBuildingIsSaid();
 };
 
 void TestFailureDomains::unprotectedCutStopsTheJobUntilSpliced()
@@ -237,6 +239,64 @@ void TestFailureDomains::protectionRoundTrips()
     QVERIFY(!bad.ok());
     QVERIFY(bad.errors.front().toString().find("/topology/dci_links/0/optical_protection") !=
             std::string::npos);
+}
+
+void TestFailureDomains::replicaCrossesTheDciInWhatTrainingLeaves()
+{
+    // Each building sends its half of the checkpoint to the other, one per direction, at the
+    // line rate less training's mean rate that way; the next checkpoint waits for the copy.
+    core::Scenario s = twoBuildings(1000.0);
+    s.topology.links.front().wavelengths = 4;
+    s.workload.checkpointRemoteReplica = true;
+    const core::Evaluation ev = core::evaluate(s);
+    QVERIFY(ev.ok);
+    const core::Goodput& g = ev.goodput;
+    QVERIFY(std::abs(g.replicaBytes / g.checkpointBytes - 1.0) < 1e-12);
+    const core::DciLink& link = s.topology.links.front();
+    const double lineBytesPerS = link.wavelengths * link.gbpsPerWavelength / 8.0 * 1e9;
+    const auto dci = std::find_if(ev.traffic.begin(), ev.traffic.end(), [](const auto& t) {
+        return t.linkClass == core::LinkClass::Dci;
+    });
+    QVERIFY(dci != ev.traffic.end());
+    const double expected =
+        std::max(g.checkpointBytes / 2.0 / (lineBytesPerS - dci->bytesAToB / ev.iterationTimeS),
+                 g.checkpointBytes / 2.0 / (lineBytesPerS - dci->bytesBToA / ev.iterationTimeS));
+    QVERIFY2(std::abs(g.replicaS / expected - 1.0) < 1e-9,
+             qPrintable(QString("%1 vs %2 s").arg(g.replicaS).arg(expected)));
+    QVERIFY(g.checkpointIntervalS >= g.checkpointWriteS + g.replicaS);
+    // Four times the wavelengths: the copy is faster.
+    s.topology.links.front().wavelengths = 16;
+    QVERIFY(core::evaluate(s).goodput.replicaS < g.replicaS);
+    // An asked interval shorter than the write and the copy is raised, and said.
+    s.topology.links.front().wavelengths = 4;
+    s.workload.checkpointIntervalS = 1.0;
+    const core::Evaluation asked = core::evaluate(s);
+    QCOMPARE(
+        asked.goodput.checkpointIntervalS,
+        std::max(asked.iterationTimeS, asked.goodput.checkpointWriteS + asked.goodput.replicaS));
+    QVERIFY(std::any_of(asked.warnings.begin(), asked.warnings.end(), [](const auto& w) {
+        return w.code == core::WarningCode::CheckpointInterval;
+    }));
+    // It survives a round trip.
+    const core::LoadResult back = core::parseScenario(core::serializeScenario(s), "r.json");
+    QVERIFY(back.ok() && back.scenario->workload.checkpointRemoteReplica);
+}
+
+void TestFailureDomains::replicaWithoutAnotherBuildingIsSaid()
+{
+    core::Scenario s = loadPreset("llama3-405b-16k-h100.json");
+    const core::Evaluation plain = core::evaluate(s);
+    s.workload.checkpointRemoteReplica = true;
+    const core::Evaluation ev = core::evaluate(s);
+    QVERIFY(ev.ok);
+    QVERIFY(std::isinf(ev.goodput.replicaS));
+    QCOMPARE(ev.goodput.replicaBytes, 0.0);
+    QCOMPARE(ev.goodput.checkpointIntervalS, plain.goodput.checkpointIntervalS);
+    const auto w = std::find_if(ev.warnings.begin(), ev.warnings.end(), [](const auto& x) {
+        return x.code == core::WarningCode::CheckpointReplica;
+    });
+    QVERIFY(w != ev.warnings.end());
+    QVERIFY(core::warningText(*w).find("reaches another") != std::string::npos);
 }
 
 QTEST_APPLESS_MAIN(TestFailureDomains)

@@ -255,6 +255,23 @@ ReportSection goodputSection(const ReportInput& input)
                  views::formatSeconds(g.checkpointBlockingS), views::formatSeconds(g.restartS),
                  views::formatPercent(g.ettr), span(e.timeToTrainS),
                  span(g.effectiveTimeToTrainS))));
+    section.blocks.push_back(paragraph(
+        QStringLiteral("By failure domain, per day: %1 interruptions from servers, %2 from the "
+                       "fabric, %3 from the DCI and %4 from buildings; %5 failures slow the job "
+                       "without stopping it (%6 over the run, at most) and %7 neither stop nor "
+                       "slow it.")
+            .arg(num(g.serverInterruptionsPerDay, 2), num(g.fabricInterruptionsPerDay, 2),
+                 num(g.dciInterruptionsPerDay, 4), num(g.buildingInterruptionsPerDay, 4),
+                 num(g.degradationsPerDay, 3), span(g.degradedS), num(g.absorbedPerDay, 4))));
+    if (s.workload.checkpointRemoteReplica)
+        section.blocks.push_back(paragraph(
+            std::isfinite(g.replicaS)
+                ? QStringLiteral("Each checkpoint is copied to another building: %1 TB cross the "
+                                 "DCI in %2, in what training leaves of its links, before the "
+                                 "next checkpoint.")
+                      .arg(num(g.replicaBytes / 1e12, 2), views::formatSeconds(g.replicaS))
+                : QStringLiteral("A copy of each checkpoint in another building is asked, but it "
+                                 "cannot be made (see the warnings): it is not counted.")));
 
     ReportTable split;
     split.caption = QStringLiteral("Where the wall time goes");

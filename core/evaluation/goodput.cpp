@@ -6,6 +6,9 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <optional>
+#include <tuple>
+#include <utility>
 
 namespace archipelago::core {
 
@@ -37,6 +40,74 @@ double utilisation(const Evaluation& ev, LinkClass linkClass, Id link = -1)
         if (t.linkClass == linkClass && (link < 0 || t.dciLinkId == link))
             u = std::max(u, t.utilisation);
     return u;
+}
+
+// A copy of each building's share of a checkpoint in the nearest other building (by route),
+// over the DCI in what the training traffic leaves of each link direction: the line rate less
+// training's mean rate in that direction. Returns the bytes that cross the DCI per checkpoint
+// and the time the most loaded link direction takes; the time is infinite when a link has
+// nothing left, and both are {0, infinite} when a building with GPUs reaches no other one.
+std::pair<double, double> remoteReplica(const Scenario& s, const Evaluation& ev,
+                                        const TopologyModel& topology,
+                                        const std::vector<std::int64_t>& placed, double gpus,
+                                        double checkpointBytes)
+{
+    struct Load
+    {
+        Id link = -1;
+        bool aToB = true;
+        double bytes = 0.0;
+    };
+    std::vector<Load> loads;
+    double crossing = 0.0;
+    bool unreachable = false;
+    const std::vector<Datacenter>& dcs = s.topology.datacenters;
+    for (std::size_t i = 0; i < placed.size() && i < dcs.size() && gpus > 0.0; ++i) {
+        if (placed[i] <= 0)
+            continue;
+        std::optional<DciRoute> scratch;
+        std::optional<DciRoute> nearest;
+        for (std::size_t j = 0; j < dcs.size(); ++j) {
+            if (j == i)
+                continue;
+            const DciRoute* r = topology.route(dcs[i].id, dcs[j].id, scratch);
+            if (r && !r->links.empty() && (!nearest || r->distanceKm < nearest->distanceKm))
+                nearest = *r;
+        }
+        if (!nearest) {
+            unreachable = true;
+            continue;
+        }
+        const double bytes = checkpointBytes * static_cast<double>(placed[i]) / gpus;
+        crossing += bytes;
+        for (std::size_t k = 0; k < nearest->links.size(); ++k) {
+            const DciLink* link = topology.link(nearest->links[k]);
+            if (!link)
+                continue;
+            const bool aToB = link->a == nearest->datacenters[k];
+            auto it = std::find_if(loads.begin(), loads.end(), [&](const Load& l) {
+                return l.link == link->id && l.aToB == aToB;
+            });
+            if (it == loads.end())
+                it = loads.insert(loads.end(), Load{link->id, aToB, 0.0});
+            it->bytes += bytes;
+        }
+    }
+    if (unreachable) // no bytes: nothing crosses for the buildings that cannot copy
+        return {0.0, kInfinity};
+    double copyS = 0.0;
+    for (const Load& l : loads) {
+        const DciLink* link = topology.link(l.link);
+        const double lineBytesPerS =
+            std::max(0, link->wavelengths) * link->gbpsPerWavelength / 8.0 * 1e9;
+        double trainingBytesPerS = 0.0;
+        for (const LinkTraffic& t : ev.traffic)
+            if (t.linkClass == LinkClass::Dci && t.dciLinkId == l.link && ev.iterationTimeS > 0.0)
+                trainingBytesPerS = (l.aToB ? t.bytesAToB : t.bytesBToA) / ev.iterationTimeS;
+        const double spare = lineBytesPerS - trainingBytesPerS;
+        copyS = std::max(copyS, spare > 0.0 ? l.bytes / spare : kInfinity);
+    }
+    return {crossing, copyS};
 }
 
 // The most a job slows while `share` of a tier's capacity is missing, when the tier's busiest
@@ -291,6 +362,9 @@ Goodput goodput(const Scenario& s, const Evaluation& ev, const ReliabilityAssump
                                 ? shardBytes / (a.deviceToHostGBps * 1e9)
                                 : g.checkpointWriteS;
     const double baseRestartS = a.relaunchS + communicatorInitS(a, gpus) + readS;
+    if (s.workload.checkpointRemoteReplica)
+        std::tie(g.replicaBytes, g.replicaS) =
+            remoteReplica(s, ev, topology, placed, gpus, g.checkpointBytes);
 
     // With DiLoCo each datacenter's replicas step on their own between outer steps, so an
     // interruption stops only its datacenter while the others go on (Douillard et al. 2023,
@@ -354,11 +428,14 @@ Goodput goodput(const Scenario& s, const Evaluation& ev, const ReliabilityAssump
     g.restartS = stallPerDay > 0.0 ? worst->restartWeightedS / stallPerDay : baseRestartS;
 
     // The user's interval, or Daly's optimum. A checkpoint is taken between iterations, and
-    // the next cannot start before the last one is on storage.
+    // the next cannot start before the last one is on storage, and copied to the other
+    // building when asked (a copy that cannot be made is said, and not waited for).
     const double chosenS = s.workload.checkpointIntervalS > 0.0
                                ? s.workload.checkpointIntervalS
                                : dalyIntervalS(g.checkpointBlockingS, stallMtbfS);
-    g.checkpointIntervalS = std::max(chosenS, std::max(ev.iterationTimeS, g.checkpointWriteS));
+    const double replicaS = std::isfinite(g.replicaS) ? g.replicaS : 0.0;
+    g.checkpointIntervalS =
+        std::max(chosenS, std::max(ev.iterationTimeS, g.checkpointWriteS + replicaS));
 
     // Loosely coupled training reaches synchronous training's loss in more steps
     // (evaluation/loosesync.h): the work to do grows by that factor, and by the time the job

@@ -16,6 +16,7 @@
 #include "network/linktraffic.h"
 
 #include <algorithm>
+#include <cmath>
 
 namespace archipelago::core {
 
@@ -133,11 +134,20 @@ void networkCostPass(EvaluationContext& ctx)
     ev.goodput = goodput(ctx.s, ev, reliabilityOf(ctx.catalog), ctx.topology);
     const double askedS = ctx.s.workload.checkpointIntervalS;
     if (ctx.options.warnings && askedS > 0.0 && ev.goodput.checkpointIntervalS > askedS)
-        ev.warnings.push_back(Warning{WarningCode::CheckpointInterval}
-                                  .num("asked_s", askedS)
-                                  .num("iteration_s", ev.iterationTimeS)
-                                  .num("write_s", ev.goodput.checkpointWriteS)
-                                  .num("interval_s", ev.goodput.checkpointIntervalS));
+        ev.warnings.push_back(
+            Warning{WarningCode::CheckpointInterval}
+                .num("asked_s", askedS)
+                .num("iteration_s", ev.iterationTimeS)
+                .num("write_s",
+                     ev.goodput.checkpointWriteS +
+                         (std::isfinite(ev.goodput.replicaS) ? ev.goodput.replicaS : 0.0))
+                .num("interval_s", ev.goodput.checkpointIntervalS));
+    if (ctx.options.warnings && ctx.s.workload.checkpointRemoteReplica &&
+        !std::isfinite(ev.goodput.replicaS))
+        ev.warnings.push_back(Warning{WarningCode::CheckpointReplica}.name(
+            "reason", ev.goodput.replicaBytes > 0.0
+                          ? "training leaves nothing of a DCI link on the way"
+                          : "no building with the job's GPUs reaches another over the DCI"));
     if (!ctx.options.billOfMaterials)
         return;
     const TopologyModel& t = ctx.topology;

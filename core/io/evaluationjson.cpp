@@ -93,6 +93,8 @@ json goodputJson(const Goodput& g)
             {kLostWorkS, g.lostWorkS},
             {kConvergenceS, g.convergenceS},
             {kDegradedS, finiteOrNull(g.degradedS)},
+            {kReplicaBytes, g.replicaBytes},
+            {kReplicaS, finiteOrNull(g.replicaS)},
             {kStalledShare, g.stalledShare},
             {kInterruptionsByDomain,
              {{kServers, g.serverInterruptionsPerDay},

@@ -108,6 +108,7 @@ inline constexpr const char* kParallelBlock = "parallel_block";
 inline constexpr const char* kTiedEmbeddings = "tied_embeddings";
 inline constexpr const char* kCheckpointIntervalS = "checkpoint_interval_s";
 inline constexpr const char* kCheckpointAsynchronous = "checkpoint_asynchronous";
+inline constexpr const char* kCheckpointRemoteReplica = "checkpoint_remote_replica";
 inline constexpr const char* kParallelism = "parallelism";
 inline constexpr const char* kPins = "pins";
 inline constexpr const char* kPlacement = "placement";

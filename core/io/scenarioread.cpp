@@ -165,6 +165,7 @@ void readWorkload(ObjectReader& r, Workload& w)
     r.integer(keys::kAttentionWindow, w.attentionWindow, kOpt, kNonNegative.expected);
     r.number(keys::kCheckpointIntervalS, w.checkpointIntervalS, kOpt);
     r.boolean(keys::kCheckpointAsynchronous, w.checkpointAsynchronous);
+    r.boolean(keys::kCheckpointRemoteReplica, w.checkpointRemoteReplica);
 }
 
 void readKernels(ObjectReader& r, Kernels& k)

@@ -154,6 +154,8 @@ Json toJson(const Workload& w)
         j[keys::kCheckpointIntervalS] = w.checkpointIntervalS;
     if (!w.checkpointAsynchronous)
         j[keys::kCheckpointAsynchronous] = false;
+    if (w.checkpointRemoteReplica)
+        j[keys::kCheckpointRemoteReplica] = true;
     return j;
 }
 

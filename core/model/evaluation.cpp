@@ -7,7 +7,7 @@ namespace archipelago::core {
 
 namespace {
 
-constexpr std::array<std::pair<WarningCode, std::string_view>, 30> kWarningKeys{{
+constexpr std::array<std::pair<WarningCode, std::string_view>, 31> kWarningKeys{{
     {WarningCode::Invalid, "invalid"},
     {WarningCode::UnknownAccelerator, "unknown-accelerator"},
     {WarningCode::DegreesDoNotDivide, "degrees-do-not-divide"},
@@ -38,6 +38,7 @@ constexpr std::array<std::pair<WarningCode, std::string_view>, 30> kWarningKeys{
     {WarningCode::ParallelDciLinks, "parallel-dci-links"},
     {WarningCode::CheckpointInterval, "checkpoint-interval"},
     {WarningCode::MemoryHeadroom, "memory-headroom"},
+    {WarningCode::CheckpointReplica, "checkpoint-replica"},
 }};
 
 } // namespace

@@ -154,6 +154,7 @@ enum class WarningCode : std::uint8_t
     ParallelDciLinks,     // "parallel-dci-links": links joining the same two datacenters, one used
     CheckpointInterval,   // "checkpoint-interval": the asked interval is shorter than possible
     MemoryHeadroom,       // "memory-headroom": fits only if the allocator fragments little
+    CheckpointReplica,    // "checkpoint-replica": the asked copy in another building cannot be made
 };
 std::string_view toString(WarningCode code);
 std::optional<WarningCode> warningCodeFromString(std::string_view key);
@@ -262,6 +263,12 @@ struct Goodput
     double checkpointBlockingS = 0.0; // training stops this long for each checkpoint
     double checkpointWriteS = 0.0;    // the slowest datacenter's write to its storage
     double checkpointIntervalS = 0.0; // compute between checkpoints (infinite without failures)
+    // A copy of each checkpoint in another building (Workload::checkpointRemoteReplica): the
+    // bytes that cross the DCI per checkpoint and the time the slowest link takes for them in
+    // what training leaves of it (infinite when a link has nothing left or no building is
+    // reachable).
+    double replicaBytes = 0.0;
+    double replicaS = 0.0;
     // Relaunch, communicators and reading the checkpoint, and the wait for a repair where
     // nothing stands in (a fibre, a building): the mean over the interruptions, by their rates.
     double restartS = 0.0;

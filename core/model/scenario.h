@@ -242,6 +242,10 @@ struct Workload
     // for the write to storage).
     double checkpointIntervalS = 0.0;
     bool checkpointAsynchronous = true;
+    // Each building copies its share of every checkpoint to the nearest other building's
+    // storage over the DCI, in what the training traffic leaves of each link (a copy that
+    // survives the loss of a building's storage); the next checkpoint waits for it.
+    bool checkpointRemoteReplica = false;
     // Attention and MLP side by side on one layer norm (GPT-J; Chowdhery et al. 2022, PaLM,
     // section 2): one fused input GEMM and one TP reduction per layer and pass.
     bool parallelBlock = false;

@@ -191,8 +191,11 @@ constexpr std::array kTemplates{
              "distance, latency and wavelengths"},
     Template{WarningCode::CheckpointInterval, WarningForm::Default,
              "a checkpoint every {asked_s:g} s is asked, but an iteration takes "
-             "{iteration_s:.3g} s and a checkpoint {write_s:.3g} s to write: checkpoints come "
-             "every {interval_s:.3g} s"},
+             "{iteration_s:.3g} s and a checkpoint {write_s:.3g} s to write (and copy to "
+             "another building, when asked): checkpoints come every {interval_s:.3g} s"},
+    Template{WarningCode::CheckpointReplica, WarningForm::Default,
+             "a copy of each checkpoint in another building is asked, but {reason}: the copy is "
+             "not counted"},
     Template{WarningCode::MemoryHeadroom, WarningForm::Default,
              "stage {stage} needs {total_gib:.2f} of {hbm_gib:g} GiB HBM ({use_pct:.2f}%): it "
              "fits only if the allocator fragments at most {fits_pct:.1f}% of the "

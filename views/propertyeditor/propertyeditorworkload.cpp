@@ -160,6 +160,19 @@ WorkloadEditor::WorkloadEditor(EditSink* sink, QWidget* parent)
         w.checkpointAsynchronous = on;
         propose(w, asyncRow);
     });
+    m_checkpointRemoteReplica = new CheckField(tr("Copy to another building"));
+    m_checkpointRemoteReplica->setToolTip(
+        tr("Each building copies its share of every checkpoint to the nearest other building's "
+           "storage over the DCI, in what training leaves of the links; the next checkpoint "
+           "waits for the copy (docs/goodput.md)."));
+    auto* replicaRow = new FieldRow(m_checkpointRemoteReplica);
+    checkpoints->addRow(replicaRow);
+    replicaRow->setPointers({QStringLiteral("/workload/checkpoint_remote_replica")});
+    connect(m_checkpointRemoteReplica, &CheckField::committed, this, [this, replicaRow](bool on) {
+        core::Workload w = scenario().workload;
+        w.checkpointRemoteReplica = on;
+        propose(w, replicaRow);
+    });
 }
 
 void WorkloadEditor::addInt(QFormLayout* form, const QString& label, const QString& toolTip,
@@ -211,6 +224,7 @@ void WorkloadEditor::loadValues()
     m_trainTokens->load(w.trainTokens / 1e12);
     m_checkpointInterval->load(w.checkpointIntervalS);
     m_checkpointAsynchronous->load(w.checkpointAsynchronous);
+    m_checkpointRemoteReplica->load(w.checkpointRemoteReplica);
     m_tokensPerIteration->setText(
         tr("%1 tokens").arg(formatCount(std::int64_t{w.globalBatch} * w.seqLen)));
 }

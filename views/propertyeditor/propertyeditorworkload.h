@@ -43,6 +43,7 @@ private:
     DoubleField* m_trainTokens = nullptr;
     DoubleField* m_checkpointInterval = nullptr;
     CheckField* m_checkpointAsynchronous = nullptr;
+    CheckField* m_checkpointRemoteReplica = nullptr;
     QLabel* m_tokensPerIteration = nullptr;
 };
 

@@ -93,6 +93,8 @@ void workloadChanges(const core::Workload& a, const core::Workload& b, std::vect
     });
     add(out, a.checkpointAsynchronous != b.checkpointAsynchronous, tr("Checkpoints"),
         [&] { return b.checkpointAsynchronous ? tr("Asynchronous") : tr("Synchronous"); });
+    add(out, a.checkpointRemoteReplica != b.checkpointRemoteReplica, tr("Checkpoint Copy"),
+        [&] { return b.checkpointRemoteReplica ? tr("another building") : tr("none"); });
     if (a.globalBatch != b.globalBatch)
         out.push_back({tr("Global Batch"), count(b.globalBatch), {}, true});
     if (!(a == b) && out.empty())
