@@ -318,6 +318,14 @@ void TestComparisonTable::timeToTrainShowsGpuHours()
     QCOMPARE(table.cell(table.metricIndex("With failures"), 0)->text(),
              QStringLiteral("3.50 days"));
     QCOMPARE(table.cell(table.metricIndex("ETTR (%)"), 0)->text(), QStringLiteral("92.5"));
+    // The interruptions a day, and those of the DCI apart (a protected route has none).
+    p.evaluation.goodput.interruptionsPerDay = 7.75;
+    p.evaluation.goodput.dciInterruptionsPerDay = 0.0075;
+    table.setDesignPoints({p});
+    QCOMPARE(table.cell(table.metricIndex("Interruptions (/day)"), 0)->text(),
+             QStringLiteral("7.75"));
+    QCOMPARE(table.cell(table.metricIndex("DCI interruptions (/day)"), 0)->text(),
+             QStringLiteral("0.0075"));
 }
 
 // "What DCI capacity do we need?" answered per design point: the link sizing of

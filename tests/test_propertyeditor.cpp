@@ -99,6 +99,7 @@ private slots:
     void multiSelectShowsMixedAndEditsAll();
     void linkDistanceEmitsLinks();
     void linkProtectionEmitsLinks();
+    void checkpointCopyEmitsWorkload();
     void linkNcclSettingsEmitLinks();
     void linkLatencyIsTheModels();
     void datacenterStorageEmitsDatacenters();
@@ -379,6 +380,23 @@ void TestPropertyEditor::linkProtectionEmitsLinks()
     core::DciLink expected = m_scenario.topology.links[0];
     expected.opticalProtection = true;
     QCOMPARE(spies.at(0).candidate.topology.links[0], expected);
+}
+
+void TestPropertyEditor::checkpointCopyEmitsWorkload()
+{
+    // The Workload page's "Copy to another building" edits checkpoint_remote_replica only.
+    m_editor->setSelection(Kind::Workload);
+    views::CheckField* box = nullptr;
+    for (views::CheckField* f : m_editor->workloadEditor()->findChildren<views::CheckField*>())
+        if (f->text() == QStringLiteral("Copy to another building"))
+            box = f;
+    QVERIFY(box && !box->isChecked());
+    IntentSpies spies(m_editor.get());
+    box->click();
+    QCOMPARE(spies.total(), 1);
+    core::Workload expected = m_scenario.workload;
+    expected.checkpointRemoteReplica = true;
+    QVERIFY(spies.at(0).candidate.workload == expected);
 }
 
 void TestPropertyEditor::linkNcclSettingsEmitLinks()

@@ -335,6 +335,14 @@ QList<ComparisonRow> makeRows()
         {"ETTR (%)", "%", Better::Higher, true,
          evaluated([](const E& e) { return 100.0 * e.goodput.ettr; }), decimals(1),
          "Effective training time ratio: failure-free time to train ÷ time with failures"},
+        {"Interruptions (/day)", "/day", Better::Lower, true,
+         evaluated([](const E& e) { return e.goodput.interruptionsPerDay; }), decimals(2),
+         "Unexpected interruptions a day from the job's failure domains: GPUs and hosts, NIC "
+         "ports and switches, DCI fibre and wavelengths, buildings (docs/goodput.md)"},
+        {"DCI interruptions (/day)", "/day", Better::Lower, true,
+         evaluated([](const E& e) { return e.goodput.dciInterruptionsPerDay; }), decimals(4),
+         "Fibre cuts and wavelength losses that stop the job: a hop's only route without "
+         "optical protection (docs/goodput.md, \"Failure domains\")"},
         {"Run cost (M USD)", "M USD", Better::Lower, true,
          evaluated([](const E& e) { return e.runCost.effectiveRunCostUsd / 1e6; }), significant3,
          "What the run with failures costs: the cluster's cost per hour (hardware over its "
