@@ -9,7 +9,9 @@
 //   4. dp tail     gradient reduction and optimizer step after the pipeline drains
 //   5. breakdown   the busiest rank's parts, iteration time, MFU/HFU, throughput
 //   6. memory      per rank, the worst against its HBM
-//   7. network     traffic per link class, the bill of materials (per topology, cached)
+//   7. network     traffic per link class; the run with failures over the failure domains
+//                  that traffic crosses (goodput.h); the bill of materials (per topology,
+//                  cached) and the run's cost
 //   8. warnings    the causes worth naming
 //   9. finite      every result a number: an infinite, NaN or integer-overflowing figure fails
 //                  the evaluation with the figure and the inputs that drive it
