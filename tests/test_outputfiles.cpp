@@ -347,13 +347,25 @@ void TestOutputFiles::interruptedSweepKeepsWhatItHad()
     // got no progress at all.
     QTemporaryDir dir;
     const QString out = dir.filePath(QStringLiteral("partial.json"));
+    // A space of ten million points, so that the sweep is still running when the signal comes
+    // (the preset's default space takes a few tens of milliseconds).
+    const QString space = dir.filePath(QStringLiteral("space.json"));
+    std::ofstream(space.toStdString()) << R"({
+        "tp": [1, 2, 4, 8], "pp": [4, 8, 16, 32], "dp": ["max", 32, 64],
+        "micro_batch": [1, 2, 4], "virtual_stages": [1, 2, 4],
+        "schedule": ["gpipe", "1f1b", "interleaved-1f1b", "zb-h1", "zb-h2", "dualpipe"],
+        "recompute": ["none", "selective", "full"], "zero_stage": [0, 1],
+        "distributed_optimizer": [false, true], "sequence_parallel": [false, true],
+        "boundary": ["base", "pp", "dp"], "stage_split": [0, -1, 1],
+        "dci_transport": ["rdma-otn", "lossy-ip", "roce-pfc"], "wavelengths": [32, 64, 128],
+        "extra_in_flight_at_dci": [0, 2]})";
     for (const int signal : {SIGINT, SIGTERM}) {
         QProcess sweep;
         sweep.start(QStringLiteral(ARCHIPELAGO_CLI),
                     {QStringLiteral("sweep"),
-                     QString::fromStdString(preset("scale-across-100k-3-regions.json")),
-                     QStringLiteral("--progress"), QStringLiteral("--threads"), QStringLiteral("1"),
-                     QStringLiteral("-o"), out});
+                     QString::fromStdString(preset("llama3-405b-two-buildings.json")),
+                     QStringLiteral("--space"), space, QStringLiteral("--progress"),
+                     QStringLiteral("--threads"), QStringLiteral("1"), QStringLiteral("-o"), out});
         QVERIFY(sweep.waitForStarted());
         // The first progress line comes after the first batch: the sweep is under way.
         QByteArray log;

@@ -169,21 +169,25 @@ double communicatorInitS(const ReliabilityAssumptions& a, double gpus)
     return a.communicatorInitS + a.communicatorInitSPer1kGpus * std::max(0.0, gpus) / 1000.0;
 }
 
-std::vector<FailureExposure> failureExposures(const Scenario& s, const Evaluation& ev,
-                                              const ReliabilityAssumptions& a,
-                                              const TopologyModel& topology)
+namespace {
+
+// failureExposures into `out` (cleared), with the GPUs the placement puts in each datacenter.
+void exposuresInto(std::vector<FailureExposure>& out, const Scenario& s, const Evaluation& ev,
+                   const ReliabilityAssumptions& a, const TopologyModel& topology,
+                   const std::vector<std::int64_t>& placed)
 {
-    std::vector<FailureExposure> out;
+    out.clear();
     if (a.causes.empty())
-        return out;
+        return;
     // With DiLoCo the buildings train on their own between outer steps: an event that only
     // cuts them apart delays the outer step and stops no one.
     const DatacenterSyncResult& sync = ev.datacenterSync;
     const bool loose = sync.scheme != DatacenterSync::Synchronous && sync.replicas > 1;
-    const std::vector<std::int64_t> placed = placedGpusPerDatacenter(s);
     const std::vector<Datacenter>& dcs = s.topology.datacenters;
-    // The DCI hops the job's traffic crosses (routed links: parallel links bundled).
-    std::vector<const DciLink*> hops;
+    // The DCI hops the job's traffic crosses (routed links: parallel links bundled). One
+    // buffer per thread: no allocation once it has grown.
+    thread_local std::vector<const DciLink*> hops;
+    hops.clear();
     for (const LinkTraffic& t : ev.traffic)
         if (t.linkClass == LinkClass::Dci && t.dciLinkId >= 0 && t.bytesPerIteration > 0.0)
             if (const DciLink* hop = topology.link(t.dciLinkId))
@@ -292,17 +296,17 @@ std::vector<FailureExposure> failureExposures(const Scenario& s, const Evaluatio
             // Cutting the hop's only route stops the job until it is repaired; cutting one of
             // several takes its wavelengths away; a protected route switches over.
             for (const DciLink* hop : hops) {
-                std::vector<const DciLink*> routes;
-                for (const DciLink& l : s.topology.links)
-                    if (bundleAlike(l, *hop))
-                        routes.push_back(&l);
+                const auto routes = static_cast<std::size_t>(
+                    std::count_if(s.topology.links.begin(), s.topology.links.end(),
+                                  [&](const DciLink& l) { return bundleAlike(l, *hop); }));
                 const double total = static_cast<double>(std::max(1, hop->wavelengths));
-                for (const DciLink* r : routes)
-                    add(-1, hop->id, r->distanceKm,
-                        routes.size() > 1 ? FailureEffect::Degrade : FailureEffect::Interrupt,
-                        r->opticalProtection,
-                        routes.size() > 1 ? std::max(0, r->wavelengths) / total : 1.0,
-                        utilisation(ev, LinkClass::Dci, hop->id));
+                for (const DciLink& r : s.topology.links)
+                    if (bundleAlike(r, *hop))
+                        add(-1, hop->id, r.distanceKm,
+                            routes > 1 ? FailureEffect::Degrade : FailureEffect::Interrupt,
+                            r.opticalProtection,
+                            routes > 1 ? std::max(0, r.wavelengths) / total : 1.0,
+                            utilisation(ev, LinkClass::Dci, hop->id));
             }
             break;
         case FailureUnit::Wavelength:
@@ -314,6 +318,16 @@ std::vector<FailureExposure> failureExposures(const Scenario& s, const Evaluatio
             break;
         }
     }
+}
+
+} // namespace
+
+std::vector<FailureExposure> failureExposures(const Scenario& s, const Evaluation& ev,
+                                              const ReliabilityAssumptions& a,
+                                              const TopologyModel& topology)
+{
+    std::vector<FailureExposure> out;
+    exposuresInto(out, s, ev, a, topology, placedGpusPerDatacenter(s));
     return out;
 }
 
@@ -381,9 +395,14 @@ Goodput goodput(const Scenario& s, const Evaluation& ev, const ReliabilityAssump
         double perDay = 0.0;
         double restartWeightedS = 0.0; // sum of rate x restart
     };
-    std::vector<Stall> stalls; // per datacenter under DiLoCo; one for the whole job otherwise
+    // Per datacenter under DiLoCo; one for the whole job otherwise.
+    thread_local std::vector<Stall> stalls;
+    stalls.clear();
     double degradedFraction = 0.0;
-    for (const FailureExposure& e : failureExposures(s, ev, a, topology)) {
+    // One buffer per thread: an evaluation allocates none once it has grown.
+    thread_local std::vector<FailureExposure> exposures;
+    exposuresInto(exposures, s, ev, a, topology, placed);
+    for (const FailureExposure& e : exposures) {
         if (e.absorbed) {
             g.absorbedPerDay += e.perDay;
             continue;

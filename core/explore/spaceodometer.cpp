@@ -30,6 +30,9 @@ SpaceOdometer::SpaceOdometer(const SearchSpace& space)
                space.innerSteps.size(),
                space.checkpointIntervalS.size()};
     m_size = spacePoints(space);
+    for (int d = kDimensions - 1; d >= 0; --d)
+        if (m_radix[static_cast<std::size_t>(d)] > 1)
+            m_stepped.push_back(static_cast<std::size_t>(d));
     if (m_size > kMaxSpacePoints)
         m_size = 0; // refused by the reader; an empty odometer otherwise
     if (m_size == 0) {
@@ -46,15 +49,39 @@ SpaceOdometer::SpaceOdometer(const SearchSpace& space)
     m_topologies = m_size / m_topologyStride;
 }
 
-DesignPoint SpaceOdometer::at(std::uint64_t index) const
+SpaceOdometer::Digits SpaceOdometer::digits(std::uint64_t index) const
 {
-    std::array<std::size_t, kDimensions> digit{};
+    Digits digit{};
     std::uint64_t rest = index;
-    for (int d = kDimensions - 1; d >= 0; --d) {
+    // A dimension of one value has digit 0: no division (most of a space's dimensions).
+    for (int d = kDimensions - 1; d >= 0 && rest > 0; --d) {
         const auto i = static_cast<std::size_t>(d);
-        digit[i] = static_cast<std::size_t>(rest % m_radix[i]);
+        if (m_radix[i] == 1)
+            continue;
+        digit[i] = static_cast<std::uint32_t>(rest % m_radix[i]);
         rest /= m_radix[i];
     }
+    return digit;
+}
+
+SpaceOdometer::Knobs SpaceOdometer::knobs(const Digits& digit) const
+{
+    const SearchSpace& s = m_space;
+    Knobs k;
+    k.tp = s.tp[digit[4]];
+    k.sequenceParallel = s.sequenceParallel[digit[12]];
+    k.virtualStages = s.virtualStages[digit[13]];
+    k.schedule = s.schedules[digit[15]];
+    k.extraInFlightAtDci = s.extraInFlightAtDci[digit[16]];
+    k.zeroStage = s.zeroStage[digit[18]];
+    k.distributedOptimizer = s.distributedOptimizer[digit[19]];
+    k.datacenterSync = s.datacenterSync[digit[21]];
+    k.innerSteps = s.innerSteps[digit[22]];
+    return k;
+}
+
+DesignPoint SpaceOdometer::at(std::uint64_t index, const Digits& digit) const
+{
     const SearchSpace& s = m_space;
     DesignPoint p;
     p.index = index;

@@ -11,6 +11,7 @@
 
 #include <array>
 #include <cstdint>
+#include <vector>
 
 namespace archipelago::core {
 
@@ -25,7 +26,37 @@ public:
 
     std::uint64_t size() const { return m_size; }
     // The point at `index` (< size()).
-    DesignPoint at(std::uint64_t index) const;
+    DesignPoint at(std::uint64_t index) const { return at(index, digits(index)); }
+
+    // The point's value index in each dimension, in the order above.
+    using Digits = std::array<std::uint32_t, kDimensions>;
+    Digits digits(std::uint64_t index) const;
+    // The digits of the next index: a carry through the dimensions of more than one value,
+    // fastest first (what a run of consecutive points costs instead of a decode each).
+    void increment(Digits& digits) const
+    {
+        for (const std::size_t d : m_stepped) {
+            if (++digits[d] < m_radix[d])
+                return;
+            digits[d] = 0;
+        }
+    }
+    DesignPoint at(std::uint64_t index, const Digits& digits) const;
+    // The few knobs that decide whether a point repeats another, read from its digits without
+    // building the point (the sweep prunes most points on them).
+    struct Knobs
+    {
+        int tp = 1;
+        bool sequenceParallel = false;
+        int virtualStages = 1;
+        ScheduleKind schedule = ScheduleKind::OneFOneB;
+        int extraInFlightAtDci = 0;
+        int zeroStage = 0;
+        bool distributedOptimizer = false;
+        std::optional<DatacenterSync> datacenterSync;
+        std::optional<int> innerSteps;
+    };
+    Knobs knobs(const Digits& digits) const;
     // The index of the placement (tp, cp, pp, ep, boundary, split, rank order, dp) of the point
     // at `index`, in [0, placements()), and of its topology variant, in [0, topologies()).
     std::uint64_t placementIndex(std::uint64_t index) const
@@ -49,6 +80,7 @@ public:
 private:
     const SearchSpace& m_space;
     std::array<std::uint64_t, kDimensions> m_radix{};
+    std::vector<std::size_t> m_stepped; // dimensions of more than one value, fastest first
     std::uint64_t m_size = 0;
     std::uint64_t m_placementStride = 1;
     std::uint64_t m_placements = 1;

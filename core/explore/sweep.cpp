@@ -9,12 +9,14 @@
 #include "model/scheduletraits.h"
 #include "model/shapecheck.h"
 
+#include <tbb/blocked_range.h>
 #include <tbb/enumerable_thread_specific.h>
 #include <tbb/parallel_for.h>
 #include <tbb/task_arena.h>
 
 #include <algorithm>
 #include <chrono>
+#include <deque>
 #include <limits>
 #include <unordered_map>
 
@@ -144,10 +146,12 @@ std::size_t placementHash(const Placement& placement)
     return h;
 }
 
-// One point's outcome, computed on any thread and merged in index order.
+// One point's outcome, computed on any thread and merged in index order: a few bytes, so that
+// a batch of mostly pruned points costs no copies. An evaluated point lives in its worker's
+// buffer (Worker::slot) until the batch is merged.
 struct Outcome
 {
-    enum class Kind
+    enum class Kind : std::uint8_t
     {
         Pruned,
         Failed,
@@ -157,7 +161,7 @@ struct Outcome
     };
     Kind kind = Kind::Pruned;
     PruneReason reason = PruneReason::Redundant;
-    SweepPoint point;
+    SweepPoint* point = nullptr; // Failed, OutOfMemory and Evaluated only
 };
 
 // What a sample holds of an evaluated point (SweepOptions::samples).
@@ -183,6 +187,17 @@ struct Worker
     std::optional<Scenario> scratch;
     // The topology variant `scratch` and the workspace hold (SpaceOdometer::topologyIndex).
     std::uint64_t topology = std::numeric_limits<std::uint64_t>::max();
+    // The points this worker evaluated in the current batch; a deque, so that a slot stays
+    // where it is while others are added. Reused batch after batch (`used` back to 0).
+    std::deque<SweepPoint> points;
+    std::size_t used = 0;
+
+    SweepPoint& slot()
+    {
+        if (used == points.size())
+            points.emplace_back();
+        return points[used++];
+    }
 };
 
 // Keeps the `limit` first points of `list` in `objective`'s order.
@@ -314,15 +329,19 @@ public:
 
     // `filter`: the results as of the start of the point's batch (explore/lowerbound.h); a
     // point it rules out is not evaluated.
-    Outcome consider(std::uint64_t index, Worker& worker, const BoundFilter& filter) const
+    // `digits`: the odometer's digits of `index`.
+    Outcome consider(std::uint64_t index, const SpaceOdometer::Digits& digits, Worker& worker,
+                     const BoundFilter& filter) const
     {
         Outcome out;
-        DesignPoint p = m_odometer.at(index);
+        // The knobs that decide redundancy first, from the digits: most points stop there,
+        // before their DesignPoint is built.
+        const SpaceOdometer::Knobs q = m_odometer.knobs(digits);
         const PointPlacement& shape =
             m_placements[static_cast<std::size_t>(m_odometer.placementIndex(index))];
         const TopologyVariant& variant =
             m_topologies[static_cast<std::size_t>(m_odometer.topologyIndex(index))];
-        const ScheduleTraits& traits = scheduleTraits(p.schedule);
+        const ScheduleTraits& traits = scheduleTraits(q.schedule);
         const auto prune = [&](PruneReason r) {
             out.kind = Outcome::Kind::Pruned;
             out.reason = r;
@@ -331,30 +350,30 @@ public:
         // The same design as another point: a schedule without interleaving runs one chunk
         // per rank (the smallest v stands for them all), an interleaved one needs v > 1, and
         // the extra in-flight count changes nothing without a DCI boundary in the pipeline.
-        if (traits.interleaved ? p.virtualStages < 2 : p.virtualStages != m_minVirtualStages)
+        if (traits.interleaved ? q.virtualStages < 2 : q.virtualStages != m_minVirtualStages)
             return prune(PruneReason::Redundant);
         // Sequence parallelism is off at TP 1: `true` there repeats `false` when both are in
         // the space.
-        if (p.tp == 1 && p.sequenceParallel && m_spaceHasNoSequenceParallel)
+        if (q.tp == 1 && q.sequenceParallel && m_spaceHasNoSequenceParallel)
             return prune(PruneReason::Redundant);
         // Megatron's distributed optimizer shards the optimizer states as ZeRO-1 does: the
         // model runs max(zero_stage, 1) (compute/memorymodel.cpp, evaluation/datacost.cpp), so
         // with ZeRO >= 1 it repeats the point without it, and at ZeRO 0 it repeats ZeRO 1.
-        if (p.distributedOptimizer && m_spaceHasPlainOptimizer &&
-            (p.zeroStage >= 1 || m_spaceHasZeroOne))
+        if (q.distributedOptimizer && m_spaceHasPlainOptimizer &&
+            (q.zeroStage >= 1 || m_spaceHasZeroOne))
             return prune(PruneReason::Redundant);
-        if (p.extraInFlightAtDci > 0 &&
+        if (q.extraInFlightAtDci > 0 &&
             (!traits.extraInFlightApplies || !shape.pipelineCrossesDatacenter))
             return prune(PruneReason::Redundant);
         // Where DP crosses no datacenter every scheme is synchronous training (evaluation/
         // loosesync.h): one stands for them all, synchronous when the space has it. H changes
         // nothing when the datacenters step together: the first H stands for them all.
         const bool local = shape.placement && !shape.dataParallelCrossesDatacenters;
-        const DatacenterSync scheme = p.datacenterSync.value_or(m_baseSync.scheme);
+        const DatacenterSync scheme = q.datacenterSync.value_or(m_baseSync.scheme);
         if (local && scheme != m_localScheme)
             return prune(PruneReason::Redundant);
         if ((local || scheme == DatacenterSync::Synchronous) &&
-            p.innerSteps.value_or(m_baseSync.innerSteps) != m_firstInnerSteps)
+            q.innerSteps.value_or(m_baseSync.innerSteps) != m_firstInnerSteps)
             return prune(PruneReason::Redundant);
         if (variant.redundant || (shape.placement && shape.redundant))
             return prune(PruneReason::Redundant);
@@ -362,6 +381,7 @@ public:
             return prune(shape.reason);
         if (variant.refused)
             return prune(PruneReason::Check);
+        DesignPoint p = m_odometer.at(index, digits);
         if (m_space.dciCapacityGbpsMin && variant.minDciCapacityGbps < *m_space.dciCapacityGbpsMin)
             return prune(PruneReason::DciCapacity);
         const std::int64_t batch = assignPointBatch(p, m_base.workload.globalBatch,
@@ -419,19 +439,23 @@ public:
             bounded = filter.prunable(bounds);
             return !bounded;
         };
-        out.point.point = p;
-        out.point.evaluation = evaluate(sc, m_catalog, options, &worker.workspace);
-        if (bounded)
+        SweepPoint& sp = worker.slot();
+        sp.point = p;
+        sp.evaluation = evaluate(sc, m_catalog, options, &worker.workspace);
+        if (bounded) {
+            --worker.used; // the slot just taken, free again
             return prune(PruneReason::Bound);
-        if (!out.point.evaluation.ok)
+        }
+        out.point = &sp;
+        if (!sp.evaluation.ok)
             out.kind = Outcome::Kind::Failed;
-        else if (!out.point.evaluation.fitsInMemory)
+        else if (!sp.evaluation.fitsInMemory)
             out.kind = Outcome::Kind::OutOfMemory;
         else
             out.kind = Outcome::Kind::Evaluated;
         if (out.kind == Outcome::Kind::Evaluated) {
-            complete(out.point, sc, variant.networkCapexUsd, variant.networkPowerW);
-            out.point.placement = *shape.placement;
+            complete(sp, sc, variant.networkCapexUsd, variant.networkPowerW);
+            sp.placement = *shape.placement;
         }
         return out;
     }
@@ -578,25 +602,34 @@ SweepResult sweepIn(const Scenario& base, const Catalog& catalog, const SearchSp
             break;
         }
         const std::uint64_t end = std::min(odometer.size(), begin + batch);
-        outcomes.assign(static_cast<std::size_t>(end - begin), Outcome{});
+        outcomes.resize(static_cast<std::size_t>(end - begin)); // each is written below
         // The results as of the batch's start, whatever the thread count: the same pruning.
         const BoundFilter filter(
             boundState(timeCapex, timeMemory, trainCost, result.topBy, top, baseTimeS));
-        tbb::parallel_for(std::size_t{0}, outcomes.size(), [&](std::size_t i) {
-            if ((begin + i) % shardCount == shardIndex)
-                outcomes[i] = sweeper.consider(begin + i, workers.local(), filter);
-            else
-                outcomes[i].kind = Outcome::Kind::OtherShard;
-        });
+        // Each task decodes its first point and steps the odometer through the rest.
+        tbb::parallel_for(tbb::blocked_range<std::size_t>(0, outcomes.size()),
+                          [&](const tbb::blocked_range<std::size_t>& range) {
+                              Worker& worker = workers.local();
+                              SpaceOdometer::Digits digits = odometer.digits(begin + range.begin());
+                              for (std::size_t i = range.begin(); i != range.end(); ++i) {
+                                  outcomes[i] =
+                                      (begin + i) % shardCount == shardIndex
+                                          ? sweeper.consider(begin + i, digits, worker, filter)
+                                          : Outcome{Outcome::Kind::OtherShard,
+                                                    PruneReason::Redundant, nullptr};
+                                  odometer.increment(digits);
+                              }
+                          });
         for (std::size_t i = 0; i < outcomes.size(); ++i) {
             Outcome& o = outcomes[i];
             if (o.kind == Outcome::Kind::OtherShard)
                 continue;
             if (options.samples && o.kind == Outcome::Kind::Failed)
-                options.samples->push_back(sampleOf(begin + i, SweepSample::Kind::Failed, o.point));
+                options.samples->push_back(
+                    sampleOf(begin + i, SweepSample::Kind::Failed, *o.point));
             if (options.samples && o.kind == Outcome::Kind::OutOfMemory)
                 options.samples->push_back(
-                    sampleOf(begin + i, SweepSample::Kind::OutOfMemory, o.point));
+                    sampleOf(begin + i, SweepSample::Kind::OutOfMemory, *o.point));
             ++counts.considered;
             switch (o.kind) {
             case Outcome::Kind::Pruned:
@@ -616,24 +649,27 @@ SweepResult sweepIn(const Scenario& base, const Catalog& catalog, const SearchSp
             case Outcome::Kind::OtherShard:
                 continue;
             }
-            const bool within = sweeper.withinBudget(o.point);
+            const SweepPoint& point = *o.point;
+            const bool within = sweeper.withinBudget(point);
             if (options.samples)
                 options.samples->push_back(sampleOf(
                     begin + i, within ? SweepSample::Kind::Feasible : SweepSample::Kind::OverBudget,
-                    o.point));
+                    point));
             if (!within) {
                 ++counts.overBudget;
                 continue;
             }
             ++counts.feasible;
-            if (o.point.evaluation.iterationTimeS < baseTimeS)
+            if (point.evaluation.iterationTimeS < baseTimeS)
                 ++fasterThanBase;
-            timeCapex.insert(o.point);
-            timeMemory.insert(o.point);
-            trainCost.insert(o.point);
+            timeCapex.insert(point);
+            timeMemory.insert(point);
+            trainCost.insert(point);
             for (std::size_t k = 0; k < kSweepObjectives; ++k)
-                offerTop(result.topBy[k], top, static_cast<SweepObjective>(k), o.point);
+                offerTop(result.topBy[k], top, static_cast<SweepObjective>(k), point);
         }
+        for (Worker& w : workers) // every slot merged: the buffers serve the next batch
+            w.used = 0;
         if (options.progress)
             options.progress(SweepProgress{counts.considered, odometer.size(), counts.evaluated});
     }
