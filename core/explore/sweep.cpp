@@ -146,9 +146,8 @@ std::size_t placementHash(const Placement& placement)
     return h;
 }
 
-// One point's outcome, computed on any thread and merged in index order: a few bytes, so that
-// a batch of mostly pruned points costs no copies. An evaluated point lives in its worker's
-// buffer (Worker::slot) until the batch is merged.
+// One point's outcome, computed on any thread and merged in index order: a few bytes; an
+// evaluated point lives in its worker's buffer (Worker::slot) until the batch is merged.
 struct Outcome
 {
     enum class Kind : std::uint8_t
@@ -187,8 +186,7 @@ struct Worker
     std::optional<Scenario> scratch;
     // The topology variant `scratch` and the workspace hold (SpaceOdometer::topologyIndex).
     std::uint64_t topology = std::numeric_limits<std::uint64_t>::max();
-    // The points this worker evaluated in the current batch; a deque, so that a slot stays
-    // where it is while others are added. Reused batch after batch (`used` back to 0).
+    // The points evaluated in this batch; a deque keeps a slot in place while others are added.
     std::deque<SweepPoint> points;
     std::size_t used = 0;
 
@@ -334,8 +332,7 @@ public:
                      const BoundFilter& filter) const
     {
         Outcome out;
-        // The knobs that decide redundancy first, from the digits: most points stop there,
-        // before their DesignPoint is built.
+        // The knobs that decide redundancy first: most points stop before being built.
         const SpaceOdometer::Knobs q = m_odometer.knobs(digits);
         const PointPlacement& shape =
             m_placements[static_cast<std::size_t>(m_odometer.placementIndex(index))];
