@@ -40,20 +40,48 @@ using namespace archipelago;
 const QString kLargest =
     QStringLiteral(ARCHIPELAGO_SOURCE_DIR "/presets/scale-across-100k-3-regions.json");
 
-// Pushes one edit and waits for its evaluation; returns the latency in milliseconds.
-double editAndWait(app::Document* document, app::Evaluator* evaluator)
+// The parallelism with the recompute policy switched: an edit that changes the cost.
+core::Parallelism otherRecompute(const app::Document* document)
 {
     core::Parallelism p = document->scenario().parallelism;
     p.recompute =
         p.recompute == core::Recompute::Full ? core::Recompute::Selective : core::Recompute::Full;
+    return p;
+}
+
+// Until the evaluator's result after generation `before` is out.
+void waitForEvaluation(const app::Evaluator* evaluator, std::uint64_t before)
+{
+    while (evaluator->generation() == before || evaluator->isBusy())
+        QCoreApplication::processEvents(QEventLoop::WaitForMoreEvents, 5);
+}
+
+// Pushes one edit and waits for its evaluation; returns the latency in milliseconds.
+double editAndWait(app::Document* document, app::Evaluator* evaluator)
+{
+    const core::Parallelism p = otherRecompute(document);
     const std::uint64_t before = evaluator->generation();
     QElapsedTimer timer;
     timer.start();
     document->undoStack()->push(new app::SetParallelism(document, p));
-    // The request raised the generation; wait until its result is out.
-    while (evaluator->generation() == before || evaluator->isBusy())
-        QCoreApplication::processEvents(QEventLoop::WaitForMoreEvents, 5);
+    waitForEvaluation(evaluator, before); // the request raised the generation
     return static_cast<double>(timer.nsecsElapsed()) / 1e6;
+}
+
+// The window on `preset`, shown at 1600 x 1000 with its first evaluation out; false (and the
+// benchmark skipped) when the preset does not open.
+bool openWindow(benchmark::State& state, app::MainWindow& window, const QString& preset)
+{
+    window.evaluator()->setDelay(0);
+    if (!window.openFile(preset)) {
+        state.SkipWithError("cannot load the preset");
+        return false;
+    }
+    window.resize(1600, 1000);
+    window.show();
+    while (!window.evaluator()->evaluation() || window.evaluator()->isBusy())
+        QCoreApplication::processEvents(QEventLoop::WaitForMoreEvents, 5);
+    return true;
 }
 
 void report(benchmark::State& state, std::vector<double> latencies)
@@ -88,15 +116,8 @@ void benchDocument(benchmark::State& state)
 void benchWindow(benchmark::State& state)
 {
     app::MainWindow window(std::make_unique<app::SilentPrompts>());
-    window.evaluator()->setDelay(0);
-    if (!window.openFile(kLargest)) {
-        state.SkipWithError("cannot load the largest preset");
+    if (!openWindow(state, window, kLargest))
         return;
-    }
-    window.resize(1600, 1000);
-    window.show();
-    while (!window.evaluator()->evaluation() || window.evaluator()->isBusy())
-        QCoreApplication::processEvents(QEventLoop::WaitForMoreEvents, 5);
     std::vector<double> latencies;
     for (auto _ : state) {
         latencies.push_back(editAndWait(window.document(), window.evaluator()));
@@ -133,9 +154,7 @@ double editAndRedraw(app::MainWindow& window, QElapsedTimer& timer, PaintClock& 
 {
     app::Document* document = window.document();
     app::Evaluator* evaluator = window.evaluator();
-    core::Parallelism p = document->scenario().parallelism;
-    p.recompute =
-        p.recompute == core::Recompute::Full ? core::Recompute::Selective : core::Recompute::Full;
+    const core::Parallelism p = otherRecompute(document);
     core::Workload w = document->scenario().workload;
     w.trainTokens *= 1.000001;
     const std::uint64_t before = evaluator->generation();
@@ -147,8 +166,7 @@ double editAndRedraw(app::MainWindow& window, QElapsedTimer& timer, PaintClock& 
         document->undoStack()->push(new app::SetParallelism(document, p));
         document->undoStack()->push(new app::SetWorkload(document, w));
     }
-    while (evaluator->generation() == before || evaluator->isBusy())
-        QCoreApplication::processEvents(QEventLoop::WaitForMoreEvents, 5);
+    waitForEvaluation(evaluator, before);
     const qint64 publishedNs = timer.nsecsElapsed();
     constexpr qint64 quietNs = 100'000'000;
     qint64 lastActivityNs = publishedNs;
@@ -164,15 +182,8 @@ double editAndRedraw(app::MainWindow& window, QElapsedTimer& timer, PaintClock& 
 void benchRedraw(benchmark::State& state, const QString& preset)
 {
     app::MainWindow window(std::make_unique<app::SilentPrompts>());
-    window.evaluator()->setDelay(0);
-    if (!window.openFile(preset)) {
-        state.SkipWithError("cannot load the preset");
+    if (!openWindow(state, window, preset))
         return;
-    }
-    window.resize(1600, 1000);
-    window.show();
-    while (!window.evaluator()->evaluation() || window.evaluator()->isBusy())
-        QCoreApplication::processEvents(QEventLoop::WaitForMoreEvents, 5);
     QElapsedTimer timer;
     PaintClock clock(timer);
     qApp->installEventFilter(&clock);
