@@ -148,31 +148,32 @@ WorkloadEditor::WorkloadEditor(EditSink* sink, QWidget* parent)
         w.checkpointIntervalS = s;
         propose(w, intervalRow);
     });
-    m_checkpointAsynchronous = new CheckField(tr("Asynchronous"));
-    m_checkpointAsynchronous->setToolTip(
+    // A box that edits one boolean of the workload.
+    const auto addBool = [&](const QString& label, const QString& toolTip, const QString& key,
+                             bool core::Workload::*member) {
+        auto* field = new CheckField(label);
+        field->setToolTip(toolTip);
+        auto* row = new FieldRow(field);
+        checkpoints->addRow(row);
+        row->setPointers({QStringLiteral("/workload/") + key});
+        connect(field, &CheckField::committed, this, [this, row, member](bool on) {
+            core::Workload w = scenario().workload;
+            w.*member = on;
+            propose(w, row);
+        });
+        return field;
+    };
+    m_checkpointAsynchronous = addBool(
+        tr("Asynchronous"),
         tr("Training waits only while each GPU copies its shard to host memory; the write to "
-           "storage runs behind it. Off: training waits for the write."));
-    auto* asyncRow = new FieldRow(m_checkpointAsynchronous);
-    checkpoints->addRow(asyncRow);
-    asyncRow->setPointers({QStringLiteral("/workload/checkpoint_asynchronous")});
-    connect(m_checkpointAsynchronous, &CheckField::committed, this, [this, asyncRow](bool on) {
-        core::Workload w = scenario().workload;
-        w.checkpointAsynchronous = on;
-        propose(w, asyncRow);
-    });
-    m_checkpointRemoteReplica = new CheckField(tr("Copy to another building"));
-    m_checkpointRemoteReplica->setToolTip(
+           "storage runs behind it. Off: training waits for the write."),
+        QStringLiteral("checkpoint_asynchronous"), &core::Workload::checkpointAsynchronous);
+    m_checkpointRemoteReplica = addBool(
+        tr("Copy to another building"),
         tr("Each building copies its share of every checkpoint to the nearest other building's "
            "storage over the DCI, in what training leaves of the links; the next checkpoint "
-           "waits for the copy (docs/goodput.md)."));
-    auto* replicaRow = new FieldRow(m_checkpointRemoteReplica);
-    checkpoints->addRow(replicaRow);
-    replicaRow->setPointers({QStringLiteral("/workload/checkpoint_remote_replica")});
-    connect(m_checkpointRemoteReplica, &CheckField::committed, this, [this, replicaRow](bool on) {
-        core::Workload w = scenario().workload;
-        w.checkpointRemoteReplica = on;
-        propose(w, replicaRow);
-    });
+           "waits for the copy (docs/goodput.md)."),
+        QStringLiteral("checkpoint_remote_replica"), &core::Workload::checkpointRemoteReplica);
 }
 
 void WorkloadEditor::addInt(QFormLayout* form, const QString& label, const QString& toolTip,
