@@ -110,12 +110,12 @@ std::pair<double, double> remoteReplica(const Scenario& s, const Evaluation& ev,
     return {crossing, copyS};
 }
 
-// The most a job slows while `share` of a tier's capacity is missing, when the tier's busiest
-// link is busy `u` of the iteration: that link's traffic takes 1 / (1 - share) as long, and
-// at worst none of it was hidden behind compute. An upper bound.
+// The most a job slows while `share` (< 1) of a tier's capacity is missing, when the tier's
+// busiest link is busy `u` of the iteration: that link's traffic takes 1 / (1 - share) as
+// long, and at worst none of it was hidden behind compute. An upper bound.
 double slowdownBound(double u, double share)
 {
-    return share < 1.0 ? u * share / (1.0 - share) : kInfinity;
+    return u * share / (1.0 - share);
 }
 
 } // namespace
@@ -462,7 +462,7 @@ Goodput goodput(const Scenario& s, const Evaluation& ev, const ReliabilityAssump
     g.usefulS = ev.timeToTrainS;
     const double trainS = ev.timeToTrainS * std::max(1.0, sync.computeMultiplier);
     g.convergenceS = trainS - g.usefulS;
-    g.degradedS = std::isfinite(degradedFraction) ? trainS * degradedFraction : kInfinity;
+    g.degradedS = trainS * degradedFraction;
     const double solveS = trainS + g.degradedS;
     if (!(solveS > 0.0) || !(g.checkpointIntervalS > 0.0)) {
         g.effectiveTimeToTrainS = solveS;
