@@ -667,6 +667,52 @@ private slots:
         }
         QVERIFY(jointS < baselineS);
     }
+
+    void changesNameWhatDiffersInTheWindowsWords()
+    {
+        // The live front's "TP 4 PP 16 v 8": only what differs, the degrees as the points run
+        // them, and nothing for the same design.
+        core::SweepPoint from;
+        from.point.tp = 8;
+        from.point.pp = 16;
+        from.point.virtualStages = 4;
+        from.point.schedule = core::ScheduleKind::Interleaved1F1B;
+        from.point.sequenceParallel = true;
+        from.point.recompute = core::Recompute::Selective;
+        from.dataParallel = 128;
+        QVERIFY(core::sweepPointChanges(from, from).empty());
+        core::SweepPoint to = from;
+        to.point.tp = 4;
+        to.dataParallel = 256;
+        to.point.virtualStages = 8;
+        to.point.recompute = core::Recompute::None;
+        to.point.distributedOptimizer = true;
+        to.point.wavelengths = 32;
+        const std::vector<std::string> changes = core::sweepPointChanges(from, to);
+        const std::vector<std::string> expected{
+            "TP 4", "DP 256", "v 8", "recompute none", "distributed optimizer", "32 wavelengths"};
+        QCOMPARE(changes, expected);
+        // A schedule that does not interleave runs v 1 whatever the knob says: the change is
+        // the schedule and the v it runs.
+        to = from;
+        to.point.schedule = core::ScheduleKind::ZeroBubbleH1;
+        QCOMPARE(core::sweepPointChanges(from, to),
+                 (std::vector<std::string>{"v 1", "Zero bubble (ZB-H1)"}));
+        // Sequence parallelism means nothing at TP 1: TP 1 is the change, not "no sequence
+        // parallel".
+        to = from;
+        to.point.tp = 1;
+        to.point.sequenceParallel = false;
+        QCOMPARE(core::sweepPointChanges(from, to), (std::vector<std::string>{"TP 1"}));
+        to = from;
+        to.point.sequenceParallel = false;
+        QCOMPARE(core::sweepPointChanges(from, to),
+                 (std::vector<std::string>{"no sequence parallel"}));
+        to = from;
+        to.point.boundary = core::PlacementBoundary::Dp;
+        QCOMPARE(core::sweepPointChanges(from, to),
+                 (std::vector<std::string>{"DP across buildings"}));
+    }
 };
 
 QTEST_GUILESS_MAIN(TestExplore)

@@ -5,6 +5,8 @@
 #include "io/evaluationjson.h"
 #include "model/scheduletraits.h"
 
+#include <algorithm>
+#include <cctype>
 #include <cstdio>
 #include <limits>
 
@@ -138,6 +140,53 @@ std::string minutesText(double seconds)
     return buf;
 }
 
+// The phrases describeSweepPoint and sweepPointChanges share, each empty when the point keeps
+// the base's value. One offset for every boundary ("split +1"), or one per boundary ("split
+// +1/-1").
+std::string splitPhrase(const DesignPoint& d)
+{
+    if (d.boundary != PlacementBoundary::Pp || d.stageSplit.isZero())
+        return {};
+    std::string text = "split ";
+    if (d.stageSplit.isUniform())
+        text += signedText(d.stageSplit.offset);
+    for (std::size_t i = 0; i < d.stageSplit.perBoundary.size(); ++i)
+        text += (i > 0 ? "/" : "") + signedText(d.stageSplit.perBoundary[i]);
+    return text;
+}
+
+// One value for every link ("dci lossy-ip", "32 wavelengths"), or one per link ("dci
+// base/lossy-ip", "wavelengths 32/base"); one fabric kind ("fabric clos"), or one per
+// datacenter ("fabric base/rail-only").
+std::vector<std::string> topologyPhrases(const DesignPoint& d)
+{
+    std::vector<std::string> out;
+    if (!d.dciTransport.isBase())
+        out.push_back("dci " + choiceText(d.dciTransport, transportName));
+    if (!d.wavelengths.isBase())
+        out.push_back(d.wavelengths.isUniform()
+                          ? countText(*d.wavelengths.all) + " wavelengths"
+                          : "wavelengths " + choiceText(d.wavelengths, countText));
+    if (d.ncclChannels > 0)
+        out.push_back(std::to_string(d.ncclChannels) + " NCCL channels");
+    if (!d.fabric.isBase()) {
+        std::string text = "fabric ";
+        if (d.fabric.isUniform())
+            text += fabricName(d.fabric.all);
+        for (std::size_t i = 0; i < d.fabric.perDatacenter.size(); ++i)
+            text += (i > 0 ? "/" : "") + fabricName(d.fabric.perDatacenter[i]);
+        out.push_back(std::move(text));
+    }
+    return out;
+}
+
+// The virtual stages the schedule runs: a schedule that does not interleave runs one chunk per
+// rank whatever the knob says (the point showed "v 1048576 zb-h2" while running v 1).
+int runsVirtualStages(const DesignPoint& d)
+{
+    return scheduleTraits(d.schedule).interleaved ? d.virtualStages : 1;
+}
+
 } // namespace
 
 nlohmann::json designPointToJson(const DesignPoint& p)
@@ -186,23 +235,14 @@ std::string describeSweepPoint(const SweepPoint& p)
     // The placement and topology knobs only when they are not the base's.
     if (d.boundary != PlacementBoundary::Base)
         text += std::string(" ") + toString(d.boundary) + "-across";
-    // One offset for every boundary ("split +1"), or one per boundary ("split +1/-1").
-    if (d.boundary == PlacementBoundary::Pp && !d.stageSplit.isZero()) {
-        text += " split ";
-        if (d.stageSplit.isUniform())
-            text += signedText(d.stageSplit.offset);
-        for (std::size_t i = 0; i < d.stageSplit.perBoundary.size(); ++i)
-            text += (i > 0 ? "/" : "") + signedText(d.stageSplit.perBoundary[i]);
-    }
+    if (const std::string split = splitPhrase(d); !split.empty())
+        text += " " + split;
     if (d.rankOrder != kMegatronRankOrder)
         text += " order " + rankOrderToString(d.rankOrder);
     if (d.sequenceParallel && d.tp > 1)
         text += " sp";
-    // The virtual stages the schedule runs: a schedule that does not interleave runs one chunk
-    // per rank whatever the knob says (the point showed "v 1048576 zb-h2" while running v 1).
-    const int runsV = scheduleTraits(d.schedule).interleaved ? d.virtualStages : 1;
-    text += " v " + std::to_string(runsV) + " mb " + std::to_string(d.microBatch) + " " +
-            toString(d.schedule) +
+    text += " v " + std::to_string(runsVirtualStages(d)) + " mb " + std::to_string(d.microBatch) +
+            " " + toString(d.schedule) +
             (d.extraInFlightAtDci > 0 ? "+" + std::to_string(d.extraInFlightAtDci) : "") +
             " recompute " + toString(d.recompute) + " zero " + std::to_string(d.zeroStage) +
             (d.distributedOptimizer ? " distopt" : "") +
@@ -218,24 +258,68 @@ std::string describeSweepPoint(const SweepPoint& p)
     if (d.checkpointIntervalS)
         text += " checkpoint " +
                 (*d.checkpointIntervalS > 0.0 ? minutesText(*d.checkpointIntervalS) : "daly");
-    // One value for every link ("dci lossy-ip", "32 wavelengths"), or one per link
-    // ("dci base/lossy-ip", "wavelengths 32/base").
-    if (!d.dciTransport.isBase())
-        text += " dci " + choiceText(d.dciTransport, transportName);
-    if (!d.wavelengths.isBase())
-        text += d.wavelengths.isUniform() ? " " + countText(*d.wavelengths.all) + " wavelengths"
-                                          : " wavelengths " + choiceText(d.wavelengths, countText);
-    if (d.ncclChannels > 0)
-        text += " " + std::to_string(d.ncclChannels) + " NCCL channels";
-    // One kind ("fabric clos"), or one per datacenter ("fabric base/rail-only").
-    if (!d.fabric.isBase()) {
-        text += " fabric ";
-        if (d.fabric.isUniform())
-            text += fabricName(d.fabric.all);
-        for (std::size_t i = 0; i < d.fabric.perDatacenter.size(); ++i)
-            text += (i > 0 ? "/" : "") + fabricName(d.fabric.perDatacenter[i]);
-    }
+    for (const std::string& phrase : topologyPhrases(d))
+        text += " " + phrase;
     return text;
+}
+
+std::vector<std::string> sweepPointChanges(const SweepPoint& from, const SweepPoint& to)
+{
+    const DesignPoint& a = from.point;
+    const DesignPoint& b = to.point;
+    std::vector<std::string> out;
+    const auto degree = [&](const char* name, std::int64_t was, std::int64_t is) {
+        if (was != is)
+            out.push_back(std::string(name) + " " + std::to_string(is));
+    };
+    degree("TP", a.tp, b.tp);
+    degree("CP", a.cp, b.cp);
+    degree("PP", a.pp, b.pp);
+    degree("EP", a.ep, b.ep);
+    degree("DP", from.dataParallel, to.dataParallel);
+    if (b.boundary != PlacementBoundary::Base && b.boundary != a.boundary) {
+        std::string dim = toString(b.boundary);
+        std::transform(dim.begin(), dim.end(), dim.begin(),
+                       [](unsigned char c) { return static_cast<char>(std::toupper(c)); });
+        out.push_back(dim + " across buildings");
+    }
+    if (const std::string split = splitPhrase(b); !split.empty() && split != splitPhrase(a))
+        out.push_back(split);
+    if (b.rankOrder != a.rankOrder)
+        out.push_back("order " + rankOrderToString(b.rankOrder));
+    const bool spWas = a.sequenceParallel && a.tp > 1;
+    const bool spIs = b.sequenceParallel && b.tp > 1;
+    if (spIs != spWas && b.tp > 1)
+        out.push_back(spIs ? "sequence parallel" : "no sequence parallel");
+    degree("v", runsVirtualStages(a), runsVirtualStages(b));
+    degree("mb", a.microBatch, b.microBatch);
+    if (b.schedule != a.schedule)
+        out.emplace_back(scheduleTraits(b.schedule).displayName);
+    if (b.extraInFlightAtDci != a.extraInFlightAtDci)
+        out.push_back(std::to_string(b.extraInFlightAtDci) + " extra in flight at the DCI");
+    if (b.recompute != a.recompute)
+        out.push_back(std::string("recompute ") + toString(b.recompute));
+    degree("ZeRO", a.zeroStage, b.zeroStage);
+    if (b.distributedOptimizer != a.distributedOptimizer)
+        out.push_back(b.distributedOptimizer ? "distributed optimizer"
+                                             : "no distributed optimizer");
+    if (b.gradReduceDtype != a.gradReduceDtype)
+        out.push_back(std::string(toString(b.gradReduceDtype)) + " gradients");
+    if (b.globalBatch > 0 && b.globalBatch != a.globalBatch)
+        out.push_back("batch " + std::to_string(b.globalBatch));
+    if (b.datacenterSync && b.datacenterSync != a.datacenterSync)
+        out.emplace_back(toString(*b.datacenterSync));
+    if (b.innerSteps && b.innerSteps != a.innerSteps)
+        out.push_back("H " + std::to_string(*b.innerSteps));
+    if (b.checkpointIntervalS && b.checkpointIntervalS != a.checkpointIntervalS)
+        out.push_back("checkpoint " + (*b.checkpointIntervalS > 0.0
+                                           ? minutesText(*b.checkpointIntervalS)
+                                           : std::string("daly")));
+    const std::vector<std::string> was = topologyPhrases(a);
+    for (std::string& phrase : topologyPhrases(b))
+        if (std::find(was.begin(), was.end(), phrase) == was.end())
+            out.push_back(std::move(phrase));
+    return out;
 }
 
 nlohmann::json sweepResultToJson(const std::string& file, const SweepResult& r)

@@ -25,7 +25,8 @@ SweepRunner::~SweepRunner()
     m_watcher->waitForFinished();
 }
 
-bool SweepRunner::start(core::Scenario base, core::SearchSpace space, int top)
+bool SweepRunner::start(core::Scenario base, core::SearchSpace space, int top, bool samples,
+                        int threads)
 {
     if (m_running)
         return false;
@@ -35,28 +36,30 @@ bool SweepRunner::start(core::Scenario base, core::SearchSpace space, int top)
     auto outcome = std::make_shared<Outcome>();
     outcome->base = std::move(base);
     outcome->space = std::move(space);
-    m_watcher->setFuture(QtConcurrent::run([this, outcome, top, cancel = m_cancel] {
-        core::SweepOptions options;
-        options.top = top;
-        options.cancel = cancel.get();
-        options.samples = &outcome->samples;
-        // Between batches, on the worker thread: hand the figures to the runner's thread (the
-        // runner waits for this worker before it goes, see the destructor).
-        options.progress = [this](const core::SweepProgress& p) {
-            QMetaObject::invokeMethod(
-                this, [this, p] { emit progress(p); }, Qt::QueuedConnection);
-        };
-        // No exception leaves the worker (STYLE.md): it comes back as a sweep that did not run.
-        try {
-            outcome->result = core::runSweep(outcome->base, core::effectiveCatalog(outcome->base),
-                                             outcome->space, options);
-        } catch (const std::exception& e) {
-            outcome->result = {};
-            outcome->result.ok = false;
-            outcome->result.error = e.what();
-        }
-        return outcome;
-    }));
+    m_watcher->setFuture(
+        QtConcurrent::run([this, outcome, top, samples, threads, cancel = m_cancel] {
+            core::SweepOptions options;
+            options.top = top;
+            options.threads = threads;
+            options.cancel = cancel.get();
+            options.samples = samples ? &outcome->samples : nullptr;
+            // Between batches, on the worker thread: hand the figures to the runner's thread (the
+            // runner waits for this worker before it goes, see the destructor).
+            options.progress = [this](const core::SweepProgress& p) {
+                QMetaObject::invokeMethod(
+                    this, [this, p] { emit progress(p); }, Qt::QueuedConnection);
+            };
+            // No exception leaves the worker (STYLE.md): it comes back as a sweep that did not run.
+            try {
+                outcome->result = core::runSweep(
+                    outcome->base, core::effectiveCatalog(outcome->base), outcome->space, options);
+            } catch (const std::exception& e) {
+                outcome->result = {};
+                outcome->result.ok = false;
+                outcome->result.error = e.what();
+            }
+            return outcome;
+        }));
     return true;
 }
 

@@ -39,8 +39,10 @@ public:
     ~SweepRunner() override;
 
     // Starts a sweep of `space` around `base` (its saved sweep left out), keeping the best `top`
-    // points per objective and every evaluated point as a sample; false while one runs.
-    bool start(core::Scenario base, core::SearchSpace space, int top);
+    // points per objective and, with `samples`, every evaluated point, on `threads` threads
+    // (0: TBB's default); false while one runs.
+    bool start(core::Scenario base, core::SearchSpace space, int top, bool samples = true,
+               int threads = 0);
     // Asks the running sweep to stop after its current batch; finished() still comes, with the
     // points found so far (SweepResult::cancelled).
     void cancel();

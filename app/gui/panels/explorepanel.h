@@ -10,10 +10,13 @@
 // the comparison beside the current design, the document untouched) until cleared; Pin pins it
 // and Apply makes it the current design, each one undo step. The last sweep is recorded in the
 // document (Document::sweep, explore/sweeprecord.h) and shown again when the file is opened.
+// Above the results, the live front (document/livefront.h): what the background sweep of the
+// default space found after the last edit, with Preview for the design it names.
 #pragma once
 
 #include "common/evaluateddesign.h"
 #include "document/changeevent.h"
+#include "document/livefront.h"
 #include "document/sweeprunner.h"
 #include "explore/sweep.h"
 #include "explore/sweepsave.h"
@@ -93,6 +96,11 @@ public:
     bool previewPoint(std::uint64_t index);
     void clearPreview();
     const std::optional<views::EvaluatedDesign>& preview() const { return m_preview; }
+    // The live front shown above the results (nullptr: none). Not owned.
+    void setLiveFront(LiveFront* front);
+    QString liveText() const;
+    // Previews the design the live front names; false when it names none.
+    bool previewLive();
     // Pins the previewed point / makes it the current design (one undo step each).
     bool pinPreview();
     bool applyPreview();
@@ -104,6 +112,8 @@ signals:
     // The point previewed (shown by the window's plots and comparison), or cleared.
     void previewChanged(const std::optional<archipelago::views::EvaluatedDesign>& preview);
     void statusMessage(const QString& message);
+    // A sweep of this panel started or ended (the live front waits meanwhile).
+    void runningChanged(bool running);
 
 private:
     QWidget* makeEditor();
@@ -120,6 +130,9 @@ private:
     void setRunning(bool running);
     void showMessage(const QString& text, bool error);
     QString describe(std::uint64_t index) const;
+    // Previews `made`, a point of `space` around `base`, evaluated in full.
+    bool showPreview(const core::Catalog& catalog, const core::SweepPointScenario& made);
+    void showLive();
 
     Document* m_document;
     EditController* m_edits;
@@ -140,9 +153,13 @@ private:
     QPushButton* m_applyButton = nullptr;
     QPushButton* m_clearButton = nullptr;
     QWidget* m_editor = nullptr;
+    QLabel* m_live = nullptr;
+    QPushButton* m_livePreview = nullptr;
+    LiveFront* m_liveFront = nullptr;
 
     SweepRunner* m_runner = nullptr; // the running sweep
     bool m_discardRun = false;       // the running sweep belongs to a document no longer open
+    bool m_runningShown = false;     // what setRunning last showed
     std::uint64_t m_generation = 0;  // the document shown (Document::generation)
     // The saved sweep whose results are on screen (shown from the document, or recorded by the
     // run shown); null when the results on screen were never saved, or there are none.

@@ -2,6 +2,7 @@
 
 #include "document/autosave.h"
 #include "document/evaluator.h"
+#include "document/livefront.h"
 #include "document/pinevaluations.h"
 #include "document/presetlibrary.h"
 #include "document/recentfiles.h"
@@ -49,6 +50,7 @@ MainWindow::MainWindow(std::unique_ptr<Prompts> prompts, QWidget* parent)
     , m_prompts(prompts ? std::move(prompts) : std::make_unique<Prompts>())
     , m_document(new Document(this))
     , m_evaluator(new Evaluator(this))
+    , m_liveFront(new LiveFront(m_document, m_evaluator, this))
     , m_edits(new EditController(m_document, this))
     , m_pinEvaluations(new PinEvaluations(this))
     , m_recent(new RecentFiles(this))
@@ -57,6 +59,7 @@ MainWindow::MainWindow(std::unique_ptr<Prompts> prompts, QWidget* parent)
     setObjectName(QStringLiteral("MainWindow"));
     setAcceptDrops(true);
     setDockNestingEnabled(true);
+    m_liveFront->setEnabled(QSettings().value(kLiveFrontSetting, true).toBool());
     createViews();
     createActions();
     createStatusBar();

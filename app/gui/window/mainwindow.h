@@ -48,6 +48,7 @@ class Autosave;
 class EditController;
 class Evaluator;
 class ExplorePanel;
+class LiveFront;
 class NoticeBar;
 class PinEvaluations;
 class PinsPanel;
@@ -81,6 +82,10 @@ public:
     PinsPanel* pinsPanel() const { return m_pinsPanel; }
     ExplorePanel* explorePanel() const { return m_explore; }
     QDockWidget* exploreDock() const { return m_exploreDock; }
+    LiveFront* liveFront() const { return m_liveFront; }
+    QLabel* liveFrontStatus() const { return m_statusLive; }
+    // Previews the design the live front found (the status bar's link).
+    bool previewLiveFront();
     // Shows the Explore dock and raises it above the docks it is tabbed with (Ctrl+4).
     void showExplore();
     // The Explore panel's previewed point, shown by the plots and the table beside the pins
@@ -161,6 +166,7 @@ private:
     void fillPresetMenu();
     void fillRecentMenu();
     void updateStatusBar(const core::Evaluation& evaluation);
+    void updateLiveStatus();
 
     // mainwindow.cpp
     bool maybeSave();
@@ -173,6 +179,7 @@ private:
     std::unique_ptr<Prompts> m_prompts;
     Document* m_document = nullptr;
     Evaluator* m_evaluator = nullptr;
+    LiveFront* m_liveFront = nullptr;
     EditController* m_edits = nullptr;
     PinEvaluations* m_pinEvaluations = nullptr;
     RecentFiles* m_recent = nullptr;
@@ -211,6 +218,7 @@ private:
     QLabel* m_statusBubble = nullptr;
     QLabel* m_statusMemory = nullptr;
     QLabel* m_statusCapex = nullptr;
+    QLabel* m_statusLive = nullptr;
 };
 
 } // namespace archipelago::app

@@ -3,6 +3,7 @@
 
 #include "common/format.h"
 #include "document/evaluator.h"
+#include "document/livefront.h"
 #include "document/presetlibrary.h"
 #include "document/recentfiles.h"
 #include "editing/editcontroller.h"
@@ -22,6 +23,7 @@
 #include <QFileInfo>
 #include <QLabel>
 #include <QMenuBar>
+#include <QSettings>
 #include <QStandardPaths>
 #include <QStatusBar>
 #include <QTabWidget>
@@ -229,6 +231,16 @@ void MainWindow::createViewMenu()
                        tr("The design-space search: sweep the space around the scenario, "
                           "preview, pin or apply a point (Ctrl+4)")),
             &QAction::triggered, this, &MainWindow::showExplore);
+    QAction* live = m_viewMenu->addAction(tr("&Live Front"));
+    live->setObjectName(QStringLiteral("LiveFrontAction"));
+    live->setCheckable(true);
+    live->setChecked(m_liveFront->isEnabled());
+    live->setStatusTip(tr("After each edit, search the default space in the background and say "
+                          "whether a faster design exists"));
+    connect(live, &QAction::toggled, this, [this](bool on) {
+        QSettings().setValue(kLiveFrontSetting, on);
+        m_liveFront->setEnabled(on);
+    });
     m_viewMenu->addSeparator();
     QMenu* panels = m_viewMenu->addMenu(tr("&Panels"));
     for (QDockWidget* dock : findChildren<QDockWidget*>())
@@ -245,11 +257,54 @@ void MainWindow::createStatusBar()
         statusBar()->addPermanentWidget(label);
         return label;
     };
+    m_statusLive = addField(QString());
+    m_statusLive->setObjectName(QStringLiteral("LiveFrontStatus"));
+    m_statusLive->setTextFormat(Qt::RichText);
+    m_statusLive->setTextInteractionFlags(Qt::LinksAccessibleByMouse);
+    connect(m_statusLive, &QLabel::linkActivated, this, [this] { previewLiveFront(); });
+    connect(m_liveFront, &LiveFront::searching, this, &MainWindow::updateLiveStatus);
+    connect(m_liveFront, &LiveFront::found, this, &MainWindow::updateLiveStatus);
+    connect(m_liveFront, &LiveFront::cleared, this, &MainWindow::updateLiveStatus);
+    updateLiveStatus();
     m_statusIteration = addField(tr("Time of one training iteration (seconds)"));
     m_statusMfu = addField(tr("Model FLOPs utilisation: model FLOPs / (GPUs × peak FLOP/s)"));
     m_statusBubble = addField(views::bubbleRatioToolTip());
     m_statusMemory = addField(tr("Peak memory per GPU against its HBM (GiB)"));
     m_statusCapex = addField(tr("Network capital expense (US$): switches, NICs, optics, DCI"));
+}
+
+void MainWindow::updateLiveStatus()
+{
+    const std::optional<LiveFront::Finding>& f = m_liveFront->finding();
+    m_statusLive->setVisible(m_liveFront->isEnabled());
+    if (!f) {
+        m_statusLive->setText(tr("Live front: searching…"));
+        m_statusLive->setToolTip(
+            tr("The default space around the edited design is being searched"));
+        return;
+    }
+    // Three changes at most in the status bar; all of them in the tooltip and the Explore panel.
+    QString text = LiveFront::text(*f, 3).toHtmlEscaped();
+    if (f->canPreview())
+        text += QStringLiteral(" · <a href=\"preview\">%1</a>").arg(tr("Preview"));
+    m_statusLive->setText(text);
+    m_statusLive->setToolTip(
+        tr("%1\nLive front: the default space (%2 points) searched in %3 after the last edit. "
+           "Faster is the time to train the same tokens; a gain of a few percent is within the "
+           "model's error.")
+            .arg(LiveFront::text(*f), views::formatCount(static_cast<std::int64_t>(f->spacePoints)),
+                 views::formatSeconds(f->wallS)));
+}
+
+bool MainWindow::previewLiveFront()
+{
+    if (!m_explore->previewLive())
+        return false;
+    statusBar()->showMessage(
+        tr("Previewing the live front's design beside the current one: Pin or Apply it in the "
+           "Explore panel"),
+        8000);
+    return true;
 }
 
 QString MainWindow::statusIterationText() const

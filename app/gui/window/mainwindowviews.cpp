@@ -5,6 +5,7 @@
 #include "common/colors.h"
 #include "common/format.h"
 #include "document/evaluator.h"
+#include "document/livefront.h"
 #include "document/pinevaluations.h"
 #include "editing/editcontroller.h"
 #include "editing/quickedits.h"
@@ -182,6 +183,9 @@ void MainWindow::createViews()
             });
     connect(m_explore, &ExplorePanel::statusMessage, this,
             [this](const QString& message) { statusBar()->showMessage(message, 8000); });
+    // The live front waits while the Explore panel's own sweep has the cores.
+    m_explore->setLiveFront(m_liveFront);
+    connect(m_explore, &ExplorePanel::runningChanged, m_liveFront, &LiveFront::setSuspended);
 }
 
 void MainWindow::showExplore()

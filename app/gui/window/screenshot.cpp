@@ -1,6 +1,7 @@
 #include "window/screenshot.h"
 
 #include "document/evaluator.h"
+#include "document/livefront.h"
 #include "document/pinevaluations.h"
 #include "topology/topologycanvas.h"
 #include "window/mainwindow.h"
@@ -55,6 +56,9 @@ int takeScreenshot(MainWindow& window, const ScreenshotOptions& options)
     QElapsedTimer pins;
     pins.start();
     while (window.pinEvaluations()->isBusy() && pins.elapsed() < options.evaluationTimeoutMs)
+        QApplication::processEvents(QEventLoop::WaitForMoreEvents, 20);
+    // And the live front's finding, so that the status bar says what it found.
+    while (window.liveFront()->isPending() && pins.elapsed() < options.evaluationTimeoutMs)
         QApplication::processEvents(QEventLoop::WaitForMoreEvents, 20);
     // Let layouts and pending paints settle, then fit the canvas to its final size.
     QApplication::processEvents();
