@@ -22,6 +22,13 @@ struct ReplayOp
         ChainEnd = 2,     // the last chunk of its chain: a backward needs only its own forward
         FullBackward = 4, // PipelineOp::fullBackward
         PairFirst = 8,    // the first op of an overlapped pair (the next op is the second)
+        // Not an op: a transfer that loads shared links served (a run with loads records
+        // them between its ops). cell = boundary * m + micro-batch, chunk = the boundary,
+        // kind Forward for its activations, Backward for its gradients.
+        Serve = 16,
+        // In a run with loads: the op's input transfer loads shared links (its arrival is the
+        // served one, not the producer's end plus sendS).
+        InputLoaded = 32,
     };
     int cell = 0; // chunk * m + micro-batch
     int chunk = 0;
@@ -51,6 +58,35 @@ struct CompiledShape
     std::vector<ReplayOp> byPos;
     // The ops in the order a run without loads executed them (empty until one did).
     std::vector<ReplayOp> replay;
+    // The ops and the transfers served (Serve) in the order a run with loads executed them,
+    // and the loads' structure it had (boundary, direction and resource of each, then the
+    // resource count). A run whose loads have that structure and whose shared links serve
+    // their transfers in that order under its own numbers replays it (pipelinesimulator.cpp).
+    std::vector<ReplayOp> loadedReplay;
+    std::vector<int> loadKey;
+
+    bool loadsMatch(const PipelineSpec& spec) const
+    {
+        if (loadKey.size() != 3 * spec.loads.size() + 1 ||
+            loadKey.back() != static_cast<int>(spec.resources.size()))
+            return false;
+        for (std::size_t i = 0; i < spec.loads.size(); ++i) {
+            const PipelineLoad& l = spec.loads[i];
+            if (loadKey[3 * i] != l.boundary || loadKey[3 * i + 1] != (l.backward ? 1 : 0) ||
+                loadKey[3 * i + 2] != l.resource)
+                return false;
+        }
+        return true;
+    }
+    static std::vector<int> loadKeyOf(const PipelineSpec& spec)
+    {
+        std::vector<int> key;
+        key.reserve(3 * spec.loads.size() + 1);
+        for (const PipelineLoad& l : spec.loads)
+            key.insert(key.end(), {l.boundary, l.backward ? 1 : 0, l.resource});
+        key.push_back(static_cast<int>(spec.resources.size()));
+        return key;
+    }
 
     bool matches(const PipelineSpec& spec, const std::vector<int>& extrasIn) const
     {
@@ -69,6 +105,12 @@ struct SimulatorScratch
     static constexpr std::size_t maxCachedOps = 100'000; // about 5 MB per shape
     std::vector<std::unique_ptr<CompiledShape>> shapes;  // most recently used first
     std::vector<int> extras;                             // the key being looked up
+    // This thread's simulations by how they ran (tests/test_pipelinereplay reads them):
+    // replayed without loads, replayed with loads, and replays with loads refused because a
+    // shared link would serve in another order (then simulated).
+    std::uint64_t replays = 0;
+    std::uint64_t loadedReplays = 0;
+    std::uint64_t loadedReplaysRefused = 0;
 
     std::vector<double> forwardEnd, backwardEnd, activationAt, gradientAt;
     std::vector<double> forwardDur, backwardDur, weightDur, send;

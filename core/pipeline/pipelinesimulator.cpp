@@ -11,6 +11,7 @@
 #include <limits>
 #include <memory>
 #include <numeric>
+#include <optional>
 #include <string>
 
 namespace archipelago::core {
@@ -259,6 +260,50 @@ public:
         }
     }
 
+    // Runs the ops and the transfers served in the order a run with the same loads recorded
+    // (CompiledShape::loadedReplay). Valid when every shared link serves its transfers in the
+    // same order under these numbers: its service order is then the one the heap would give
+    // (ready-time order), every op's inputs are final when it is reached, and the numbers are
+    // bit-identical to run()'s. False as soon as a link would serve out of that order (the
+    // caller then runs the simulation).
+    bool replayLoaded(const std::vector<ReplayOp>& events)
+    {
+        m_timeline = nullptr;
+        m_lastReady.assign(m_resourceFree.size(), -std::numeric_limits<double>::infinity());
+        const std::size_t n = events.size();
+        for (std::size_t i = 0; i < n;) {
+            const ReplayOp& first = events[i];
+            if (first.flags & ReplayOp::Serve) {
+                if (!replayServe(first))
+                    return false;
+                ++i;
+                continue;
+            }
+            const std::size_t count = (first.flags & ReplayOp::PairFirst) ? 2 : 1;
+            double ready = 0.0;
+            for (std::size_t k = 0; k < count; ++k)
+                ready = std::max(ready, loadedInputTime(events[i + k]));
+            const auto ri = static_cast<std::size_t>(first.rank);
+            const double start = std::max(m_freeAt[ri], ready);
+            double finish = start;
+            for (std::size_t k = 0; k < count; ++k)
+                finish += duration(events[i + k]);
+            if (m_firstStart[ri] == notDone)
+                m_firstStart[ri] = start;
+            m_freeAt[ri] = finish;
+            double opStart = start;
+            for (std::size_t k = 0; k < count; ++k) {
+                const ReplayOp& o = events[i + k];
+                const double dur = duration(o);
+                m_busy[ri] += dur;
+                replayed(o, opStart, count == 2 ? finish : opStart + dur);
+                opStart += dur;
+            }
+            i += count;
+        }
+        return true;
+    }
+
     std::vector<double>& busy() { return m_busy; }
     std::vector<double>& freeAt() { return m_freeAt; }
     const std::vector<double>& firstStart() const { return m_firstStart; }
@@ -395,10 +440,74 @@ private:
     // FIFO on every resource the transfer loads (the heap hands them out in ready order).
     void serve(const Pending& t)
     {
-        const std::size_t k = slot(t.boundary, t.backward);
+        if (m_steps)
+            m_steps->push_back(serveEvent(t.boundary, t.backward, t.microBatch));
+        double begin = 0.0;
+        const double arrive = serveAt(t.boundary, t.backward, t.microBatch, t.readyS, begin);
+        wake(rankOf(t.backward ? t.boundary : t.boundary + 1), -1);
+        if (m_timeline)
+            recordSend(t.boundary, t.backward, t.microBatch, begin, arrive);
+    }
+
+    // An op as a run records it: with InputLoaded when its input transfer loads a shared link.
+    ReplayOp recorded(ReplayOp o) const
+    {
+        const bool input = o.kind == PipelineOpKind::Forward
+                               ? !(o.flags & ReplayOp::ChainStart) && loaded(o.chunk - 1, false)
+                           : o.kind == PipelineOpKind::Backward
+                               ? !(o.flags & ReplayOp::ChainEnd) && loaded(o.chunk, true)
+                               : false;
+        if (input)
+            o.flags = static_cast<std::uint8_t>(o.flags | ReplayOp::InputLoaded);
+        return o;
+    }
+
+    // readyTime() of an op of a replay with loads, whose inputs are all there.
+    double loadedInputTime(const ReplayOp& o) const
+    {
+        const auto i = static_cast<std::size_t>(o.cell);
+        const auto c = static_cast<std::size_t>(o.chunk);
+        const auto row = static_cast<std::size_t>(m_microBatches);
+        switch (o.kind) {
+        case PipelineOpKind::Forward:
+            if (o.flags & ReplayOp::ChainStart)
+                return 0.0;
+            return (o.flags & ReplayOp::InputLoaded) ? m_activationAt[i - row]
+                                                     : m_forwardEnd[i - row] + m_send[c - 1];
+        case PipelineOpKind::Backward: {
+            const double own = m_forwardEnd[i];
+            if (o.flags & ReplayOp::ChainEnd)
+                return own;
+            return std::max(own, (o.flags & ReplayOp::InputLoaded)
+                                     ? m_gradientAt[i]
+                                     : m_backwardEnd[i + row] + m_send[c]);
+        }
+        case PipelineOpKind::WeightGrad:
+            return m_backwardEnd[i];
+        }
+        return notDone;
+    }
+
+    ReplayOp serveEvent(int boundary, bool backward, int microBatch) const
+    {
+        ReplayOp e;
+        e.cell = static_cast<int>(cell(boundary, microBatch));
+        e.chunk = boundary;
+        e.rank = -1;
+        e.kind = backward ? PipelineOpKind::Backward : PipelineOpKind::Forward;
+        e.flags = ReplayOp::Serve;
+        return e;
+    }
+
+    // The transfer over `boundary` of `microBatch`, ready at `readyS`, served now: it begins
+    // when every resource it loads is free, holds each for its service time and arrives at
+    // begin + max(sendS, longest service). Returns the arrival; `begin` is set.
+    double serveAt(int boundary, bool backward, int microBatch, double readyS, double& begin)
+    {
+        const std::size_t k = slot(boundary, backward);
         const auto first = static_cast<std::size_t>(m_loadBegin[k]);
         const auto last = static_cast<std::size_t>(m_loadBegin[k + 1]);
-        double begin = t.readyS;
+        begin = readyS;
         for (std::size_t i = first; i < last; ++i)
             begin = std::max(begin, m_resourceFree[static_cast<std::size_t>(m_loads[i].resource)]);
         double service = 0.0;
@@ -416,12 +525,32 @@ private:
             else
                 u.busyIntervals.emplace_back(begin, begin + l.serviceS);
         }
-        const double arrive =
-            begin + std::max(m_send[static_cast<std::size_t>(t.boundary)], service);
-        (t.backward ? m_gradientAt : m_activationAt)[cell(t.boundary, t.microBatch)] = arrive;
-        wake(rankOf(t.backward ? t.boundary : t.boundary + 1), -1);
-        if (m_timeline)
-            recordSend(t.boundary, t.backward, t.microBatch, begin, arrive);
+        const double arrive = begin + std::max(m_send[static_cast<std::size_t>(boundary)], service);
+        (backward ? m_gradientAt : m_activationAt)[cell(boundary, microBatch)] = arrive;
+        return arrive;
+    }
+
+    // A recorded Serve event replayed: false when a resource it loads would now serve it out
+    // of ready-time order (or in a tie, which the heap breaks by emission order), so the
+    // recorded order is not the one this run's numbers give.
+    bool replayServe(const ReplayOp& e)
+    {
+        const int boundary = e.chunk;
+        const bool backward = e.kind == PipelineOpKind::Backward;
+        const auto i = static_cast<std::size_t>(e.cell);
+        const double ready = backward ? m_backwardEnd[i + static_cast<std::size_t>(m_microBatches)]
+                                      : m_forwardEnd[i];
+        const std::size_t k = slot(boundary, backward);
+        for (int at = m_loadBegin[k]; at < m_loadBegin[k + 1]; ++at) {
+            double& previous = m_lastReady[static_cast<std::size_t>(
+                m_loads[static_cast<std::size_t>(at)].resource)];
+            if (!(ready > previous))
+                return false;
+            previous = ready;
+        }
+        double begin = 0.0;
+        serveAt(boundary, backward, e.cell % m_microBatches, ready, begin);
+        return true;
     }
 
     // When the inputs of the group of `count` ops at `pos` are all there (an overlapped pair,
@@ -451,7 +580,7 @@ private:
                 return;
             if (m_steps)
                 for (int k = 0; k < count; ++k)
-                    m_steps->push_back(m_byPos[static_cast<std::size_t>(pos + k)]);
+                    m_steps->push_back(recorded(m_byPos[static_cast<std::size_t>(pos + k)]));
             const int at = pos;
             pos += count;
             runGroup(r, at, count, ready);
@@ -597,6 +726,7 @@ private:
     std::vector<int> m_loadBegin;
     std::vector<PipelineLoad> m_loads;
     std::vector<double> m_resourceFree;
+    std::vector<double> m_lastReady; // per resource, the ready time last served (replayLoaded)
     std::vector<PipelineResourceUsage> m_usage;
     std::vector<Pending> m_heap;
     std::uint64_t m_seq = 0;
@@ -621,37 +751,55 @@ PipelineResult simulatePipeline(const PipelineSpec& spec)
         result.timeline.reserve(spec.sendS.empty() ? ops : 2 * ops);
     }
     std::vector<TimelineBlock>* timeline = spec.recordTimeline ? &result.timeline : nullptr;
-    const bool replaying = spec.loads.empty() && !spec.recordTimeline && !shape.replay.empty();
-    Simulator sim(spec, shape, scr, replaying);
-    if (replaying) {
-        sim.replay(shape.replay);
-    } else {
-        // Record the op order on the first run of this shape without loads (a run with loads
-        // orders its ops by time, which a later run need not share).
-        const bool recordSteps = spec.loads.empty() && !owned && shape.replay.empty();
+    // Without a timeline, a shape run before is replayed in the order it ran: without loads
+    // always (its order is structural), with loads when their structure is the recorded one
+    // and the shared links serve in the recorded order (replayLoaded checks it as it goes).
+    const bool loaded = !spec.loads.empty();
+    std::optional<Simulator> sim;
+    bool done = false;
+    if (!spec.recordTimeline && !loaded && !shape.replay.empty()) {
+        sim.emplace(spec, shape, scr, true);
+        sim->replay(shape.replay);
+        done = true;
+        ++scr.replays;
+    } else if (!spec.recordTimeline && loaded && !shape.loadedReplay.empty() &&
+               shape.loadsMatch(spec)) {
+        sim.emplace(spec, shape, scr, true);
+        done = sim->replayLoaded(shape.loadedReplay);
+        ++(done ? scr.loadedReplays : scr.loadedReplaysRefused);
+    }
+    if (!done) {
+        // Record the order: without loads on the shape's first run, with loads on every run
+        // that simulates (the numbers of the last one are the likeliest to come again).
+        const bool recordSteps = !owned && (loaded || shape.replay.empty());
         std::vector<ReplayOp> steps;
         if (recordSteps)
-            steps.reserve(orders.ops.size());
-        if (!sim.run(timeline, recordSteps ? &steps : nullptr)) {
+            steps.reserve(orders.ops.size() * (loaded ? 2 : 1));
+        sim.emplace(spec, shape, scr, false);
+        if (!sim->run(timeline, recordSteps ? &steps : nullptr)) {
             scr.trim();
             return failure("schedule deadlock: some rank waits on an op that never runs");
         }
-        if (recordSteps)
+        if (recordSteps && loaded) {
+            shape.loadedReplay = std::move(steps);
+            shape.loadKey = CompiledShape::loadKeyOf(spec);
+        } else if (recordSteps) {
             shape.replay = detail::levelOrder(steps, spec.stages, spec.microBatches,
                                               static_cast<std::size_t>(spec.stages) *
                                                   static_cast<std::size_t>(spec.virtualStages) *
                                                   static_cast<std::size_t>(spec.microBatches));
+        }
     }
 
     scr.trim();
-    std::vector<double>& freeAt = sim.freeAt();
+    std::vector<double>& freeAt = sim->freeAt();
     result.makespanS = *std::max_element(freeAt.begin(), freeAt.end());
     for (int r = 0; r < spec.stages; ++r) {
         const auto ri = static_cast<std::size_t>(r);
-        result.periodS = std::max(result.periodS, freeAt[ri] - sim.firstStart()[ri]);
+        result.periodS = std::max(result.periodS, freeAt[ri] - sim->firstStart()[ri]);
     }
     result.finishS = std::move(freeAt);
-    result.busyS = std::move(sim.busy());
+    result.busyS = std::move(sim->busy());
     result.idleS.reserve(result.busyS.size());
     const double ranks = spec.stages;
     for (const double busy : result.busyS) {
@@ -663,10 +811,10 @@ PipelineResult simulatePipeline(const PipelineSpec& spec)
             result.idleOverCompute += idle / busy / ranks;
     }
     result.peakInFlight = shape.peaks;
-    result.firstForwardStartS = std::move(sim.firstForward());
-    result.gradReadyStartS = std::move(sim.gradStart());
-    result.gradReadyEndS = std::move(sim.gradEnd());
-    result.resources = std::move(sim.usage());
+    result.firstForwardStartS = std::move(sim->firstForward());
+    result.gradReadyStartS = std::move(sim->gradStart());
+    result.gradReadyEndS = std::move(sim->gradEnd());
+    result.resources = std::move(sim->usage());
     return result;
 }
 
