@@ -9,6 +9,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <string>
 #include <vector>
 
 namespace archipelago::core::detail {
@@ -133,6 +134,9 @@ struct SimulatorScratch
 
 // This thread's scratch.
 SimulatorScratch& scratch();
+
+// Why `spec` cannot be simulated, or "" (pipelinevalidate.cpp).
+std::string validateSpec(const PipelineSpec& spec);
 
 // Most (chunk, micro-batch) activations a rank holds, in micro-batches (rounded up).
 std::vector<int> peakInFlight(const PipelineSpec& spec, const RankOrders& orders);
