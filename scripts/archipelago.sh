@@ -12,6 +12,7 @@ build_dir="$here/build/$preset"
 # Debian 12 packages the build and the tests need (see README.md).
 packages=(
   build-essential cmake ninja-build pkg-config
+  lld # a faster linker for the 80 executables (CMakeLists.txt; gold or ld without it)
   qt6-base-dev qt6-svg-dev libgl-dev
   libqcustomplot-dev
   libboost-graph-dev nlohmann-json3-dev libtbb-dev

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Builds the libFuzzer targets of the file readers (tests/fuzz) with clang++ in build/fuzz and
-# runs each for SECONDS seconds:
+# runs each for SECONDS seconds, as many at once as there are cores:
 #   scripts/fuzz.sh [SECONDS]        (default 60)
 # The corpora live in build/fuzz/corpus/<target> and grow from run to run; they are seeded from
 # the presets, the catalog, the published runs (../shared/validation/v2 is copied at run time,
@@ -48,19 +48,36 @@ seed fuzz_launchimport "$here"/tests/data/launch/seeds/*
 seed fuzz_calibration "$here"/tests/data/calibration/* "$here"/tests/data/logs/*.log
 
 mkdir -p "$build/findings"
+# One fuzzer per core at a time: each still runs SECONDS seconds on a core of its own.
+fuzz_one() {
+  local target=$1
+  "$build/tests/fuzz/$target" "$build/corpus/$target" \
+    -dict="$here/tests/fuzz/json.dict" -max_total_time="$seconds" -max_len="$max_len" \
+    -rss_limit_mb="$rss_limit_mb" -timeout="$timeout_s" -print_final_stats=1 \
+    -artifact_prefix="$build/findings/$target-" 2>"$build/$target.log"
+}
+targets=(fuzz_scenario fuzz_publishedruns fuzz_catalog fuzz_space fuzz_merge fuzz_savedsweep
+  fuzz_launchimport fuzz_calibration)
+jobs=$(nproc)
 failed=()
-for target in fuzz_scenario fuzz_publishedruns fuzz_catalog fuzz_space fuzz_merge \
-    fuzz_savedsweep fuzz_launchimport fuzz_calibration; do
-  echo "== $target: ${seconds} s"
-  if ! "$build/tests/fuzz/$target" "$build/corpus/$target" \
-      -dict="$here/tests/fuzz/json.dict" -max_total_time="$seconds" -max_len="$max_len" \
-      -rss_limit_mb="$rss_limit_mb" -timeout="$timeout_s" -print_final_stats=1 \
-      -artifact_prefix="$build/findings/$target-" 2>"$build/$target.log"; then
-    tail -n 60 "$build/$target.log" >&2
-    failed+=("$target")
-  else
-    grep -E "^(stat::number_of_executed_units|stat::new_units_added)" "$build/$target.log" || true
-  fi
+for ((i = 0; i < ${#targets[@]}; i += jobs)); do
+  batch=("${targets[@]:i:jobs}")
+  pids=()
+  for target in "${batch[@]}"; do
+    echo "== $target: ${seconds} s"
+    fuzz_one "$target" &
+    pids+=($!)
+  done
+  for k in "${!batch[@]}"; do
+    target=${batch[$k]}
+    if ! wait "${pids[$k]}"; then
+      tail -n 60 "$build/$target.log" >&2
+      failed+=("$target")
+    else
+      echo "-- $target"
+      grep -E "^(stat::number_of_executed_units|stat::new_units_added)" "$build/$target.log" || true
+    fi
+  done
 done
 
 if [ ${#failed[@]} -ne 0 ]; then
