@@ -89,6 +89,24 @@ int main(int argc, char** argv)
                                      benchEvaluateLean, *load.scenario)
             ->Unit(benchmark::kMicrosecond);
     }
+    // The cost against the micro-batch count: the default preset (a pipeline across the DCI
+    // link, whose shared link the simulator queues) and the single-building one, with the
+    // global batch scaled so that m = 16 (the presets' own) to 4,096.
+    for (const char* name : {"llama3-405b-two-buildings", "llama3-405b-16k-h100"}) {
+        const archipelago::core::LoadResult load =
+            archipelago::core::loadScenarioFile((dir / (std::string(name) + ".json")).string());
+        if (!load.ok())
+            continue;
+        const std::int64_t m0 = archipelago::core::microBatchesPerIteration(*load.scenario);
+        for (const std::int64_t m : {16, 256, 1024, 4096}) {
+            archipelago::core::Scenario s = *load.scenario;
+            s.workload.globalBatch = static_cast<int>(s.workload.globalBatch * m / m0);
+            benchmark::RegisterBenchmark(
+                ("evaluate_lean_m/" + std::string(name) + "/" + std::to_string(m)).c_str(),
+                benchEvaluateLean, s)
+                ->Unit(benchmark::kMicrosecond);
+        }
+    }
     benchmark::Initialize(&argc, argv);
     benchmark::RunSpecifiedBenchmarks();
     benchmark::Shutdown();

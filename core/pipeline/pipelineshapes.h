@@ -6,9 +6,11 @@
 #include "pipeline/pipelineschedules.h"
 #include "pipeline/pipelinesimulator.h"
 
+#include <array>
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -112,8 +114,12 @@ struct SimulatorScratch
     std::uint64_t replays = 0;
     std::uint64_t loadedReplays = 0;
     std::uint64_t loadedReplaysRefused = 0;
+    // Long pipelines made from a shorter run (pipelineperiodic.cpp), per schedule.
+    std::array<std::uint64_t, 8> extrapolations{};
 
-    std::vector<double> forwardEnd, backwardEnd, activationAt, gradientAt;
+    // Per (chunk, micro-batch) cell: when its F, B and (split-W schedules) W ended in the last
+    // simulation, and when loaded transfers arrived.
+    std::vector<double> forwardEnd, backwardEnd, weightEnd, activationAt, gradientAt;
     std::vector<double> forwardDur, backwardDur, weightDur, send;
     std::vector<int> pos, work;
     std::vector<char> queued;
@@ -127,7 +133,8 @@ struct SimulatorScratch
     {
         if (forwardEnd.size() <= maxCachedOps)
             return;
-        for (std::vector<double>* v : {&forwardEnd, &backwardEnd, &activationAt, &gradientAt})
+        for (std::vector<double>* v :
+             {&forwardEnd, &backwardEnd, &weightEnd, &activationAt, &gradientAt})
             std::vector<double>().swap(*v);
     }
 };
@@ -137,6 +144,17 @@ SimulatorScratch& scratch();
 
 // Why `spec` cannot be simulated, or "" (pipelinevalidate.cpp).
 std::string validateSpec(const PipelineSpec& spec);
+
+// simulatePipeline for a spec that validateSpec accepted, always simulated or replayed (never
+// extrapolated). With `keepCells` its per-cell end times stay in scratch() until the next
+// simulation, however many (the caller trims them); otherwise a run too large to keep them
+// for frees them.
+PipelineResult simulateValid(const PipelineSpec& spec, bool keepCells = false);
+
+// The result of a long pipeline without loads or timeline from a shorter run of the same
+// shape whose steady state repeats exactly (pipelineperiodic.cpp); nullopt when the shape does
+// not qualify, and the caller simulates.
+std::optional<PipelineResult> extrapolatePeriodic(const PipelineSpec& spec);
 
 // Most (chunk, micro-batch) activations a rank holds, in micro-batches (rounded up).
 std::vector<int> peakInFlight(const PipelineSpec& spec, const RankOrders& orders);

@@ -56,6 +56,7 @@ public:
         , m_chunks(spec.stages * spec.virtualStages)
         , m_forwardEnd(scratch.forwardEnd)
         , m_backwardEnd(scratch.backwardEnd)
+        , m_weightEnd(scratch.weightEnd)
         , m_activationAt(scratch.activationAt)
         , m_gradientAt(scratch.gradientAt)
         , m_forwardDur(scratch.forwardDur)
@@ -76,6 +77,7 @@ public:
             m_forwardEnd.assign(cells, notDone);
             m_backwardEnd.assign(cells, notDone);
         }
+        m_weightEnd.resize(splitsWeightGrad(spec.schedule) ? cells : 0);
         const auto n = static_cast<std::size_t>(m_chunks);
         const auto ranks = static_cast<std::size_t>(m_stages);
         m_forwardDur.assign(spec.forwardS.begin(), spec.forwardS.end());
@@ -596,6 +598,8 @@ private:
             m_firstForward[c] = std::min(m_firstForward[c], start);
         } else if (o.kind == PipelineOpKind::Backward) {
             m_backwardEnd[i] = finish;
+        } else {
+            m_weightEnd[i] = finish;
         }
         const bool final = o.kind == PipelineOpKind::WeightGrad
                                ? m_splitW
@@ -620,6 +624,8 @@ private:
             m_backwardEnd[cell(op.chunk, op.microBatch)] = finish;
             if (!chainStart(op.chunk))
                 emit(op.chunk - 1, true, op.microBatch, finish, r);
+        } else {
+            m_weightEnd[cell(op.chunk, op.microBatch)] = finish;
         }
         // The op that makes the chunk's weight gradients final for this micro-batch.
         const bool final =
@@ -642,6 +648,7 @@ private:
     // Per chunk (from the thread's scratch, reused between calls).
     std::vector<double>& m_forwardEnd;
     std::vector<double>& m_backwardEnd;
+    std::vector<double>& m_weightEnd; // split-W schedules only (pipelineperiodic.cpp reads it)
     // Per (boundary, micro-batch), for loaded transfers only: when the activations reach chunk
     // boundary + 1, and when the gradients reach chunk boundary.
     std::vector<double>& m_activationAt;
@@ -675,7 +682,18 @@ PipelineResult simulatePipeline(const PipelineSpec& spec)
 {
     if (std::string error = detail::validateSpec(spec); !error.empty())
         return failure(std::move(error));
+    // A long pipeline without shared links: its steady state repeats, so a shorter run of the
+    // same shape gives it (pipelineperiodic.cpp); otherwise it is simulated.
+    if (spec.loads.empty() && !spec.recordTimeline)
+        if (std::optional<PipelineResult> r = detail::extrapolatePeriodic(spec))
+            return std::move(*r);
+    return detail::simulateValid(spec);
+}
 
+namespace detail {
+
+PipelineResult simulateValid(const PipelineSpec& spec, bool keepCells)
+{
     SimulatorScratch& scr = detail::scratch();
     std::unique_ptr<CompiledShape> owned; // a shape too big for the cache
     // A run without loads records its step order into the (cached) shape. The cache drops
@@ -728,7 +746,8 @@ PipelineResult simulatePipeline(const PipelineSpec& spec)
         }
     }
 
-    scr.trim();
+    if (!keepCells)
+        scr.trim();
     std::vector<double>& freeAt = sim->freeAt();
     result.makespanS = *std::max_element(freeAt.begin(), freeAt.end());
     for (int r = 0; r < spec.stages; ++r) {
@@ -754,6 +773,8 @@ PipelineResult simulatePipeline(const PipelineSpec& spec)
     result.resources = std::move(sim->usage());
     return result;
 }
+
+} // namespace detail
 
 double PipelineResult::resourceBusyAfterS(std::size_t resource, double fromS) const
 {
