@@ -141,7 +141,8 @@ Structure analyse(const CompiledShape& s0, const CompiledShape& s1, int step, bo
     // The inputs of every op from other ranks (an input on its own rank ran before it in the
     // rank's order, which already waits for it): the producer of its activations or its
     // gradients. How many periods before its rank's insertion point each one lies decides W;
-    // an op before the insertion point must read nothing after it on another rank.
+    // an op before the insertion point must read nothing after it on another rank, and an op
+    // of the inserted period nothing after that rank's inserted period.
     int window = 2; // the inserted period and the one before it (the rank's previous op)
     for (int r = 0; r < p; ++r) {
         const int first = o.begin[static_cast<std::size_t>(r)];
@@ -166,10 +167,13 @@ Structure analyse(const CompiledShape& s0, const CompiledShape& s1, int step, bo
                     return st; // the unchanged prefix would read the inserted period
                 continue;
             }
-            if (pos < insert) {
-                const int len = st.period[static_cast<std::size_t>(from)];
+            const int len = st.period[static_cast<std::size_t>(from)];
+            if (pos < insert)
                 window = std::max(window, 1 + (insert - pos + len - 1) / len);
-            }
+            else if (i - first < st.insertAt[static_cast<std::size_t>(r)] +
+                                     st.period[static_cast<std::size_t>(r)] &&
+                     pos >= insert + len)
+                return st; // the inserted period would read another rank's cool-down
         }
     }
     // The window's periods repeat structurally: each op is the one a period before it, one
