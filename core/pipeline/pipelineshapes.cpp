@@ -156,8 +156,14 @@ CompiledShape& SimulatorScratch::shapeFor(const PipelineSpec& spec,
         owned = std::move(shape);
         return *owned;
     }
-    if (shapes.size() == maxShapes)
-        shapes.pop_back(); // the least recently used
+    // The least recently used go first, until the new one fits the count and the budget.
+    std::size_t held = shape->orders.ops.size();
+    for (const auto& kept : shapes)
+        held += kept->orders.ops.size();
+    while (!shapes.empty() && (shapes.size() == maxShapes || held > cachedOpsBudget)) {
+        held -= shapes.back()->orders.ops.size();
+        shapes.pop_back();
+    }
     shapes.insert(shapes.begin(), std::move(shape));
     return *shapes.front();
 }

@@ -103,9 +103,13 @@ struct CompiledShape
 // between calls so that a simulation allocates little more than its result.
 struct SimulatorScratch
 {
-    // Bounded: a shape holds O(p * v * m) ops, so only small ones and only a few are kept.
+    // Bounded: a shape holds O(p * v * m) ops (about 64 bytes each with its recorded orders),
+    // so a few are kept, up to a million ops each and a million and a half together (about
+    // 100 MB a thread at most): the explorer's largest point (kMaxSweepCells) fits, and a
+    // shape past the old 100,000 no longer falls off a cliff to the worklist on every call.
     static constexpr std::size_t maxShapes = 8;
-    static constexpr std::size_t maxCachedOps = 100'000; // about 5 MB per shape
+    static constexpr std::size_t maxCachedOps = 1'000'000;
+    static constexpr std::size_t cachedOpsBudget = 1'500'000;
     std::vector<std::unique_ptr<CompiledShape>> shapes;  // most recently used first
     std::vector<int> extras;                             // the key being looked up
     // This thread's simulations by how they ran (tests/test_pipelinereplay reads them):
