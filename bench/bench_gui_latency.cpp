@@ -37,6 +37,7 @@
 
 #include <algorithm>
 #include <memory>
+#include <string>
 #include <vector>
 
 namespace {
@@ -249,18 +250,17 @@ int main(int argc, char** argv)
     const QDir presets(QStringLiteral(ARCHIPELAGO_SOURCE_DIR "/presets"));
     for (const QString& name : presets.entryList({QStringLiteral("*.json")}, QDir::Files)) {
         const QString path = presets.filePath(name);
-        benchmark::RegisterBenchmark(
-            ("edit_to_redraw/" + QFileInfo(name).completeBaseName()).toStdString().c_str(),
-            [path](benchmark::State& state) { benchRedraw(state, path); })
-            ->Unit(benchmark::kMillisecond)
-            ->UseRealTime()
-            ->Iterations(30);
-        benchmark::RegisterBenchmark(
-            ("edit_to_live_front/" + QFileInfo(name).completeBaseName()).toStdString().c_str(),
-            [path](benchmark::State& state) { benchLiveFront(state, path); })
-            ->Unit(benchmark::kMillisecond)
-            ->UseRealTime()
-            ->Iterations(20);
+        const std::string preset = QFileInfo(name).completeBaseName().toStdString();
+        const auto add = [&](const std::string& kind,
+                             void (*run)(benchmark::State&, const QString&), int iterations) {
+            benchmark::RegisterBenchmark((kind + "/" + preset).c_str(),
+                                         [run, path](benchmark::State& state) { run(state, path); })
+                ->Unit(benchmark::kMillisecond)
+                ->UseRealTime()
+                ->Iterations(iterations);
+        };
+        add("edit_to_redraw", benchRedraw, 30);
+        add("edit_to_live_front", benchLiveFront, 20);
     }
     benchmark::Initialize(&argc, argv);
     benchmark::RunSpecifiedBenchmarks();

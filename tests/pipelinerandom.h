@@ -5,6 +5,7 @@
 
 #include "model/scheduletraits.h"
 #include "pipeline/pipelinesimulator.h"
+#include "pipelinefixtures.h"
 
 #include <QString>
 
@@ -72,6 +73,18 @@ inline QString difference(const PipelineResult& a, const PipelineResult& b, doub
             a.resources[i].busyIntervals.size() != b.resources[i].busyIntervals.size())
             return QStringLiteral("resource %1 usage").arg(i);
     return {};
+}
+
+// A shape in a failure message: "1f1b, p 4, v 1, m 12, extra 0, 2 loads".
+inline QString describe(const PipelineSpec& s)
+{
+    return QStringLiteral("%1, p %2, v %3, m %4, extra %5, %6 loads")
+        .arg(QString::fromLatin1(name(s.schedule)))
+        .arg(s.stages)
+        .arg(s.virtualStages)
+        .arg(s.microBatches)
+        .arg(s.extraInFlightAtDci)
+        .arg(s.loads.size());
 }
 
 class Shapes

@@ -50,15 +50,9 @@ private slots:
                 continue; // a deadlocking extra
             const PipelineResult fast = core::simulatePipeline(s);
             const QString diff = tests::difference(fast, reference, 1e-9);
-            QVERIFY2(diff.isEmpty(), qPrintable(QStringLiteral("case %1 (%2, p %3, v %4, m %5, "
-                                                               "extra %6): %7")
-                                                    .arg(i)
-                                                    .arg(tests::name(s.schedule))
-                                                    .arg(s.stages)
-                                                    .arg(s.virtualStages)
-                                                    .arg(s.microBatches)
-                                                    .arg(s.extraInFlightAtDci)
-                                                    .arg(diff)));
+            QVERIFY2(diff.isEmpty(),
+                     qPrintable(
+                         QStringLiteral("case %1 (%2): %3").arg(i).arg(tests::describe(s), diff)));
             ++compared;
         }
         QVERIFY(compared > 400);

@@ -69,15 +69,9 @@ private slots:
             const PipelineSpec s = shapes.next(true);
             const double spread = i % 3 == 0 ? 0.6 : 1e-3;
             const QString diff = replayAgainstSimulation(s, shapes.perturbed(s, spread));
-            QVERIFY2(diff.isEmpty(), qPrintable(QStringLiteral("case %1 (%2 %3 stages, v %4, m "
-                                                               "%5, %6 loads): %7")
-                                                    .arg(i)
-                                                    .arg(tests::name(s.schedule))
-                                                    .arg(s.stages)
-                                                    .arg(s.virtualStages)
-                                                    .arg(s.microBatches)
-                                                    .arg(s.loads.size())
-                                                    .arg(diff)));
+            QVERIFY2(diff.isEmpty(),
+                     qPrintable(
+                         QStringLiteral("case %1 (%2): %3").arg(i).arg(tests::describe(s), diff)));
         }
         qInfo("with loads: %llu replayed, %llu refused",
               static_cast<unsigned long long>(scratch.loadedReplays - replayed),

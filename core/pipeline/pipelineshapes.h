@@ -110,8 +110,8 @@ struct SimulatorScratch
     static constexpr std::size_t maxShapes = 8;
     static constexpr std::size_t maxCachedOps = 1'000'000;
     static constexpr std::size_t cachedOpsBudget = 1'500'000;
-    std::vector<std::unique_ptr<CompiledShape>> shapes;  // most recently used first
-    std::vector<int> extras;                             // the key being looked up
+    std::vector<std::unique_ptr<CompiledShape>> shapes; // most recently used first
+    std::vector<int> extras;                            // the key being looked up
     // This thread's simulations by how they ran (tests/test_pipelinereplay reads them):
     // replayed without loads, replayed with loads, and replays with loads refused because a
     // shared link would serve in another order (then simulated).

@@ -179,23 +179,29 @@ public:
             double ready = 0.0;
             for (std::size_t k = 0; k < count; ++k)
                 ready = std::max(ready, inputTime(ops[i + k]));
-            const auto ri = static_cast<std::size_t>(first.rank);
-            const double start = std::max(m_freeAt[ri], ready);
-            double finish = start;
-            for (std::size_t k = 0; k < count; ++k)
-                finish += duration(ops[i + k]);
-            if (m_firstStart[ri] == notDone)
-                m_firstStart[ri] = start;
-            m_freeAt[ri] = finish;
-            double opStart = start;
-            for (std::size_t k = 0; k < count; ++k) {
-                const ReplayOp& o = ops[i + k];
-                const double dur = duration(o);
-                m_busy[ri] += dur;
-                replayed(o, opStart, count == 2 ? finish : opStart + dur);
-                opStart += dur;
-            }
+            replayGroup(&ops[i], count, ready);
             i += count;
+        }
+    }
+
+    // The group of `count` ops at `ops` (one, or an overlapped pair) replayed, its inputs there
+    // at `ready`: runGroup's arithmetic, operation for operation.
+    void replayGroup(const ReplayOp* ops, std::size_t count, double ready)
+    {
+        const auto ri = static_cast<std::size_t>(ops[0].rank);
+        const double start = std::max(m_freeAt[ri], ready);
+        double finish = start;
+        for (std::size_t k = 0; k < count; ++k)
+            finish += duration(ops[k]);
+        if (m_firstStart[ri] == notDone)
+            m_firstStart[ri] = start;
+        m_freeAt[ri] = finish;
+        double opStart = start;
+        for (std::size_t k = 0; k < count; ++k) {
+            const double dur = duration(ops[k]);
+            m_busy[ri] += dur;
+            replayed(ops[k], opStart, count == 2 ? finish : opStart + dur);
+            opStart += dur;
         }
     }
 
@@ -221,23 +227,8 @@ public:
             const std::size_t count = (first.flags & ReplayOp::PairFirst) ? 2 : 1;
             double ready = 0.0;
             for (std::size_t k = 0; k < count; ++k)
-                ready = std::max(ready, loadedInputTime(events[i + k]));
-            const auto ri = static_cast<std::size_t>(first.rank);
-            const double start = std::max(m_freeAt[ri], ready);
-            double finish = start;
-            for (std::size_t k = 0; k < count; ++k)
-                finish += duration(events[i + k]);
-            if (m_firstStart[ri] == notDone)
-                m_firstStart[ri] = start;
-            m_freeAt[ri] = finish;
-            double opStart = start;
-            for (std::size_t k = 0; k < count; ++k) {
-                const ReplayOp& o = events[i + k];
-                const double dur = duration(o);
-                m_busy[ri] += dur;
-                replayed(o, opStart, count == 2 ? finish : opStart + dur);
-                opStart += dur;
-            }
+                ready = std::max(ready, inputTime(events[i + k]));
+            replayGroup(&events[i], count, ready);
             i += count;
         }
         return true;
@@ -401,8 +392,10 @@ private:
         return o;
     }
 
-    // readyTime() of an op of a replay with loads, whose inputs are all there.
-    double loadedInputTime(const ReplayOp& o) const
+    // readyTime() of a replayed op, whose inputs are all there: the input neighbour's chunk is
+    // one cell row (m cells) away; an InputLoaded op (only in a run with loads) reads the
+    // transfer's served arrival.
+    double inputTime(const ReplayOp& o) const
     {
         const auto i = static_cast<std::size_t>(o.cell);
         const auto c = static_cast<std::size_t>(o.chunk);
@@ -549,28 +542,6 @@ private:
             finished(r, o, opStart, count == 2 ? finish : opStart + dur);
             opStart += dur;
         }
-    }
-
-    // readyTime() of a replayed op (without loads, its inputs are all there): the input
-    // neighbour's chunk is one cell row (m cells) away.
-    double inputTime(const ReplayOp& o) const
-    {
-        const auto i = static_cast<std::size_t>(o.cell);
-        const auto c = static_cast<std::size_t>(o.chunk);
-        const auto row = static_cast<std::size_t>(m_microBatches);
-        switch (o.kind) {
-        case PipelineOpKind::Forward:
-            return (o.flags & ReplayOp::ChainStart) ? 0.0 : m_forwardEnd[i - row] + m_send[c - 1];
-        case PipelineOpKind::Backward: {
-            const double own = m_forwardEnd[i];
-            if (o.flags & ReplayOp::ChainEnd)
-                return own;
-            return std::max(own, m_backwardEnd[i + row] + m_send[c]);
-        }
-        case PipelineOpKind::WeightGrad:
-            return m_backwardEnd[i];
-        }
-        return notDone;
     }
 
     double duration(const ReplayOp& o) const
