@@ -622,7 +622,7 @@ void ExplorePanel::showLive()
     if (!on)
         return;
     m_live->setText(*finding ? tr("Live front: %1").arg(LiveFront::text(**finding))
-                             : tr("Live front: searching the default space around the edit…"));
+                             : tr("Live front: searching the default space around the design…"));
     m_live->setToolTip(
         tr("After each edit the default space around the design is searched in the background "
            "(View > Live Front turns it off). Faster is the time to train the same tokens; a "
