@@ -6,6 +6,11 @@
 // A100 (bench/data/mtnlg-530b-5128-a100.json) over TP, PP, DP, micro-batch, interleaving,
 // recompute and optimizer sharding (bench/data/mtnlg-530b-space.json); a published Python
 // analytical tool searches 8,112 such configurations in about 20 s.
+// benchSweepFifteenDimensions/THREADS: the default preset over a 13.4-million-point space of 15
+// dimensions (bench/data/llama3-405b-two-buildings-15d-space.json: TP, PP, DP, micro-batch, v,
+// schedule, recompute, ZeRO, distributed optimizer, sequence parallel, boundary, stage split,
+// transport, wavelengths, extra in flight) on one thread and on two: the enumeration, the
+// pruning and the thread scaling at ten million points.
 #include "evaluation/costmodel.h"
 #include "explore/searchspace.h"
 #include "explore/spacejson.h"
@@ -84,34 +89,56 @@ void benchSweepManyDciLinks(benchmark::State& state)
     state.counters["evaluated"] = evaluated / static_cast<double>(state.iterations());
 }
 
-void benchSweepMtnlg530b(benchmark::State& state)
+// A sweep of `scenario` over the space file `spaceFile` (paths from the source directory) with
+// `threads` threads (0: TBB's default).
+void benchSweepFile(benchmark::State& state, const std::string& scenario,
+                    const std::string& spaceFile, int threads)
 {
     using namespace archipelago::core;
-    const std::string dir = std::string(ARCHIPELAGO_SOURCE_DIR) + "/bench/data/";
-    const LoadResult load = loadScenarioFile(dir + "mtnlg-530b-5128-a100.json");
+    const std::string dir = std::string(ARCHIPELAGO_SOURCE_DIR) + "/";
+    const LoadResult load = loadScenarioFile(dir + scenario);
     if (!load.ok()) {
-        state.SkipWithError("cannot load bench/data/mtnlg-530b-5128-a100.json");
+        state.SkipWithError(("cannot load " + scenario).c_str());
         return;
     }
     const Scenario& base = *load.scenario;
-    DiagnosticSink sink("mtnlg-530b-space.json");
-    const std::optional<SearchSpace> space =
-        loadSearchSpace(dir + "mtnlg-530b-space.json", base, sink);
+    DiagnosticSink sink(spaceFile);
+    const std::optional<SearchSpace> space = loadSearchSpace(dir + spaceFile, base, sink);
     if (!space) {
-        state.SkipWithError("cannot read bench/data/mtnlg-530b-space.json");
+        state.SkipWithError(("cannot read " + spaceFile).c_str());
         return;
     }
     const Catalog catalog = effectiveCatalog(base);
+    SweepOptions options;
+    options.threads = threads;
     double evaluated = 0.0;
+    double considered = 0.0;
     double seconds = 0.0;
     for (auto _ : state) {
-        const SweepResult r = runSweep(base, catalog, *space);
+        const SweepResult r = runSweep(base, catalog, *space, options);
         benchmark::DoNotOptimize(r.top);
         evaluated += static_cast<double>(r.counts.evaluated);
+        considered += static_cast<double>(r.counts.considered);
         seconds += r.wallS;
     }
+    const auto n = static_cast<double>(state.iterations());
     state.counters["points_per_s"] = evaluated / seconds;
-    state.counters["evaluated"] = evaluated / static_cast<double>(state.iterations());
+    state.counters["considered_per_s"] = considered / seconds;
+    state.counters["evaluated"] = evaluated / n;
+    state.counters["considered"] = considered / n;
+}
+
+void benchSweepMtnlg530b(benchmark::State& state)
+{
+    benchSweepFile(state, "bench/data/mtnlg-530b-5128-a100.json",
+                   "bench/data/mtnlg-530b-space.json", 0);
+}
+
+void benchSweepFifteenDimensions(benchmark::State& state)
+{
+    benchSweepFile(state, "presets/llama3-405b-two-buildings.json",
+                   "bench/data/llama3-405b-two-buildings-15d-space.json",
+                   static_cast<int>(state.range(0)));
 }
 
 // Points fully evaluated per second, without the search around them: every point of a preset's
@@ -173,5 +200,11 @@ BENCHMARK(benchSweepManyDciLinks)
     ->Unit(benchmark::kMillisecond)
     ->UseRealTime();
 BENCHMARK(benchSweepMtnlg530b)->Unit(benchmark::kMillisecond)->UseRealTime()->Iterations(1);
+BENCHMARK(benchSweepFifteenDimensions)
+    ->Arg(1)
+    ->Arg(2)
+    ->Unit(benchmark::kMillisecond)
+    ->UseRealTime()
+    ->Iterations(1);
 
 BENCHMARK_MAIN();
