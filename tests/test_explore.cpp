@@ -345,6 +345,7 @@ private slots:
         };
         int failing = 0;
         int passing = 0;
+        int warned = 0;
         for (const auto& entry :
              std::filesystem::directory_iterator(std::string(ARCHIPELAGO_SOURCE_DIR "/presets"))) {
             if (entry.path().extension() != ".json")
@@ -358,12 +359,19 @@ private slots:
             for (std::uint64_t i = 0; i < odometer.size(); i += step) {
                 const Scenario sc = applyPoint(base, odometer.at(i), base.placement);
                 const std::vector<std::string> full = errorsOf(checkScenario(sc, catalog));
-                QCOMPARE(errorsOf(checkScenario(sc, catalog, TopologyRules::Checked)), full);
+                const std::vector<Diagnostic> checked =
+                    checkScenario(sc, catalog, TopologyRules::Checked);
+                QCOMPARE(errorsOf(checked), full);
+                // The sweep's question, asked without composing a warning: the same verdict.
+                QCOMPARE(scenarioRefused(sc, catalog, TopologyRules::Checked), !full.empty());
                 ++(full.empty() ? passing : failing);
+                if (full.empty() && checked.size() > full.size())
+                    ++warned;
             }
         }
         QVERIFY(failing > 100);
         QVERIFY(passing > 10);
+        QVERIFY(warned > 0); // passing candidates with warnings (spare GPUs, ...) among them
         // The rules it skips are the topology's own: a self-loop and a datacenter cut off.
         Scenario broken = loadPreset(presetPath("llama3-405b-two-buildings.json"));
         broken.topology.links.front().b = broken.topology.links.front().a;
@@ -371,6 +379,8 @@ private slots:
         QVERIFY(!errorsOf(checkTopology(broken.topology, catalog)).empty());
         QVERIFY(!errorsOf(checkScenario(broken, catalog)).empty());
         QVERIFY(errorsOf(checkScenario(broken, catalog, TopologyRules::Checked)).empty());
+        QVERIFY(scenarioRefused(broken, catalog, TopologyRules::Run));
+        QVERIFY(!scenarioRefused(broken, catalog, TopologyRules::Checked));
     }
 
     // A sweep's worker holds one topology variant's scenario and model for a run of points

@@ -302,11 +302,20 @@ void TestShapeCheck::idleGpusAreAWarning()
     QVERIFY(std::any_of(ev.warnings.begin(), ev.warnings.end(), [](const core::Warning& w) {
         return w.code == core::WarningCode::SpareGpus && w.integer("placed_gpus") == 0;
     }));
+    // Findings that keep errors only (a sweep's question) drop the warning, not the verdict.
+    core::ShapeFindings errorsOnly(core::ShapeFindings::Keep::ErrorsOnly);
+    core::checkShapeConsistency(s, core::ShapeRules::Scenario, errorsOnly);
+    QVERIFY(errorsOnly.all().empty());
+    QVERIFY(!core::scenarioRefused(s, core::effectiveCatalog(s), core::TopologyRules::Run));
     s.placement.shards[0].dpReplicas = 1000;
     const std::vector<core::Diagnostic> over = fileErrors(s);
     QVERIFY(std::any_of(over.begin(), over.end(), [](const core::Diagnostic& d) {
         return d.pointer == "/topology/datacenters/0";
     }));
+    core::ShapeFindings refused(core::ShapeFindings::Keep::ErrorsOnly);
+    core::checkShapeConsistency(s, core::ShapeRules::Scenario, refused);
+    QVERIFY(refused.hasErrors());
+    QVERIFY(core::scenarioRefused(s, core::effectiveCatalog(s), core::TopologyRules::Run));
 }
 
 QTEST_GUILESS_MAIN(TestShapeCheck)

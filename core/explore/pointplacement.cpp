@@ -11,13 +11,6 @@ namespace archipelago::core {
 
 namespace {
 
-bool hasErrors(const std::vector<Diagnostic>& diagnostics)
-{
-    return std::any_of(diagnostics.begin(), diagnostics.end(), [](const Diagnostic& d) {
-        return d.severity == Diagnostic::Severity::Error;
-    });
-}
-
 // Cuts the shards' replicas to `dp` in all, each shard keeping its share (core::apportion);
 // false when the placement holds fewer than `dp`.
 bool cutReplicas(Placement& placement, int dp)
@@ -146,7 +139,7 @@ PointPlacement makePointPlacement(const Scenario& base, const Catalog& catalog,
         }
     // What the loader accepts, with the batch fitted to DP: the batch is the point's to choose
     // (SearchSpace::globalBatch), the placement must hold on its own.
-    if (!checked && hasErrors(checkScenario(withFittedGlobalBatch(edited), catalog, topology)))
+    if (!checked && scenarioRefused(withFittedGlobalBatch(edited), catalog, topology))
         return out;
     out.placement = edited.placement;
     out.dataParallel = dataParallel(edited);

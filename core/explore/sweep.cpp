@@ -410,7 +410,7 @@ public:
         // core::checkScenario, on the point's topology variant, placement and knobs) is never
         // evaluated, let alone ranked. The variant's topology passed it already
         // (topologyRefused), so only the rules that join it to the point run again.
-        if (hasErrors(checkScenario(sc, m_catalog, TopologyRules::Checked)))
+        if (scenarioRefused(sc, m_catalog, TopologyRules::Checked))
             return prune(PruneReason::Check);
         const double memoryLbGib = memoryLowerBoundGib(sc, shape.dataParallel);
         if (m_hbmGibMax > 0.0 && memoryLbGib > m_hbmGibMax)

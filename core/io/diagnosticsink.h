@@ -5,6 +5,7 @@
 #include "model/diagnostic.h"
 #include "model/scenariolimits.h"
 
+#include <cstdint>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -19,8 +20,16 @@ public:
     // lines, and keeping them all would cost memory.
     static constexpr std::size_t kMaxKept = 500;
 
-    explicit DiagnosticSink(std::string file)
+    // A sink that keeps only errors (a sweep's question about a candidate: refused or not)
+    // drops warnings, and the checks that feed it skip composing them.
+    enum class Keep : std::uint8_t
+    {
+        All,
+        ErrorsOnly
+    };
+    explicit DiagnosticSink(std::string file, Keep keep = Keep::All)
         : m_file(std::move(file))
+        , m_keepWarnings(keep == Keep::All)
     {}
 
     void error(std::string pointer, std::string message)
@@ -33,8 +42,10 @@ public:
     }
     void add(Diagnostic d)
     {
-        d.file = m_file;
         const bool isError = d.severity == Diagnostic::Severity::Error;
+        if (!isError && !m_keepWarnings)
+            return;
+        d.file = m_file;
         auto& list = isError ? m_errors : m_warnings;
         if (list.size() < kMaxKept)
             list.push_back(std::move(d));
@@ -43,6 +54,7 @@ public:
     }
 
     const std::string& file() const { return m_file; }
+    bool keepsWarnings() const { return m_keepWarnings; }
     bool hasErrors() const { return !m_errors.empty(); }
     const std::vector<Diagnostic>& errors() const { return m_errors; }
     const std::vector<Diagnostic>& warnings() const { return m_warnings; }
@@ -68,6 +80,7 @@ private:
     std::vector<Diagnostic> m_warnings;
     std::size_t m_moreErrors = 0;
     std::size_t m_moreWarnings = 0;
+    bool m_keepWarnings = true;
 };
 
 // JSON pointer (RFC 6901) of a child: "~" and "/" in keys are escaped as "~0" and "~1".

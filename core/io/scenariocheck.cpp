@@ -243,7 +243,7 @@ void checkScenarioFields(const Scenario& scenario, const Catalog& catalog, Diagn
     if (topology == TopologyRules::Run)
         checkTopologyFields(sink, scenario.topology, catalog);
     checkWorkload(sink, scenario.workload);
-    ShapeFindings parallelism;
+    ShapeFindings parallelism(findingsFor(sink));
     checkParallelismFields(scenario, ShapeRules::Scenario, parallelism);
     addFindings(sink, parallelism);
 }
@@ -280,6 +280,15 @@ std::vector<Diagnostic> checkScenario(const Scenario& scenario, const Catalog& c
                                       TopologyRules topology)
 {
     return checkScenarioWith(scenario, catalog, {}, topology);
+}
+
+bool scenarioRefused(const Scenario& scenario, const Catalog& catalog, TopologyRules topology)
+{
+    DiagnosticSink sink({}, DiagnosticSink::Keep::ErrorsOnly);
+    checkScenarioFields(scenario, catalog, sink, topology);
+    if (!sink.hasErrors())
+        checkScenarioConsistency(scenario, sink, topology);
+    return sink.hasErrors();
 }
 
 std::vector<Diagnostic> checkTopology(const Topology& topology, const Catalog& catalog)

@@ -32,6 +32,12 @@ void checkNumber(DiagnosticSink& sink, const std::string& pointer, double value,
                  const limits::NumberLimit& limit);
 
 // Adds the findings of the model's shape rules (model/shapecheck.h) to the file's diagnostics.
+// The findings a check feeding `sink` keeps: its warnings only when the sink keeps them.
+inline ShapeFindings::Keep findingsFor(const DiagnosticSink& sink)
+{
+    return sink.keepsWarnings() ? ShapeFindings::Keep::All : ShapeFindings::Keep::ErrorsOnly;
+}
+
 inline void addFindings(DiagnosticSink& sink, const ShapeFindings& findings)
 {
     for (const ShapeFinding& f : findings.all())

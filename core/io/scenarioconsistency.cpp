@@ -9,7 +9,7 @@ namespace archipelago::core {
 void checkScenarioConsistency(const Scenario& scenario, DiagnosticSink& sink,
                               TopologyRules topology)
 {
-    ShapeFindings findings;
+    ShapeFindings findings(findingsFor(sink));
     checkShapeConsistency(scenario, ShapeRules::Scenario, findings, topology);
     addFindings(sink, findings);
 }

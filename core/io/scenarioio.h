@@ -69,6 +69,9 @@ std::vector<Diagnostic> checkTopology(const Topology& topology, const Catalog& c
 // the full check would. TopologyRules::Run is the full check.
 std::vector<Diagnostic> checkScenario(const Scenario& scenario, const Catalog& catalog,
                                       TopologyRules topology);
+// Whether checkScenario(scenario, catalog, topology) finds an error, without composing its
+// warnings: what a sweep asks of each candidate.
+bool scenarioRefused(const Scenario& scenario, const Catalog& catalog, TopologyRules topology);
 
 // The built-in catalog (resources/catalog.json compiled in).
 const Catalog& builtinCatalog();

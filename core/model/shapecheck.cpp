@@ -112,8 +112,8 @@ bool checkSplit(const Scenario& s, std::size_t i, const std::unordered_map<Id, s
                           " is not one of the shard's split_datacenters");
             valid = false;
         }
-    if (!valid)
-        return false;
+    if (!valid || !out.keepsWarnings())
+        return valid;
     std::string names;
     for (const Id dc : shard.splitDatacenters)
         names += (names.empty() ? "" : ", ") + s.topology.datacenters[index.at(dc)].name;
@@ -242,15 +242,15 @@ void checkGpuAccounting(const Scenario& s, const PlacementResult& placement, Sha
                       ", but the topology holds " + str(total) + " GPUs");
     for (std::size_t i = 0; i < t.datacenters.size(); ++i) {
         const std::int64_t gpus = gpusInDatacenter(t.datacenters[i]);
-        const std::string ptr = "/topology/datacenters/" + std::to_string(i);
+        const auto ptr = [i] { return "/topology/datacenters/" + std::to_string(i); };
         if (placement.placed[i] > gpus)
-            out.error(kInvalid, ptr,
+            out.error(kInvalid, ptr(),
                       "datacenter " + describeDatacenter(t.datacenters[i]) + " holds " + str(gpus) +
                           " GPUs, but the placement puts " + str(placement.placed[i]) +
                           " there (tp * cp * dp_replicas per entry of a shard's "
                           "stage_datacenters)");
-        else if (placement.placed[i] < gpus)
-            out.warning(ptr,
+        else if (placement.placed[i] < gpus && out.keepsWarnings())
+            out.warning(ptr(),
                         warningText(spareGpusWarning(t.datacenters[i], gpus, placement.placed[i])));
     }
 }
@@ -274,7 +274,7 @@ void checkPipeline(const Scenario& s, ShapeRules rules, ShapeFindings& out)
                       "virtual_stages = " + str(v) +
                           " needs pp > 1 (interleaving splits each "
                           "pipeline rank's layers into chunks)");
-        if (s.schedule.kind != ScheduleKind::Interleaved1F1B)
+        if (s.schedule.kind != ScheduleKind::Interleaved1F1B && out.keepsWarnings())
             out.warning("/parallelism/virtual_stages", "virtual_stages = " + str(v) +
                                                            " takes effect only with schedule "
                                                            "interleaved-1f1b, not " +
@@ -481,7 +481,7 @@ void checkScaleUp(const Scenario& s, const PlacementResult& placement, ShapeFind
     const auto& dcs = s.topology.datacenters;
     for (std::size_t i = 0; i < dcs.size(); ++i) {
         const int domain = scaleUpDomainGpus(dcs[i]);
-        if (placement.placed[i] > 0 && s.parallelism.tp > domain)
+        if (placement.placed[i] > 0 && s.parallelism.tp > domain && out.keepsWarnings())
             out.warning("/parallelism/tp",
                         "tp = " + str(s.parallelism.tp) + " exceeds the " + str(domain) +
                             "-GPU scale-up domain of datacenter " + describeDatacenter(dcs[i]) +
@@ -551,6 +551,8 @@ void ShapeFindings::error(ShapeCategory category, std::string pointer, std::stri
 
 void ShapeFindings::warning(std::string pointer, std::string message)
 {
+    if (!m_keepWarnings)
+        return;
     m_all.push_back({ShapeCategory::Invalid,
                      {Diagnostic::Severity::Warning, {}, std::move(pointer), std::move(message)}});
 }

@@ -17,6 +17,7 @@
 #include "model/scenariolimits.h"
 
 #include <cstddef>
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -60,12 +61,23 @@ struct ShapeFinding
     Diagnostic diagnostic; // severity, JSON pointer and message; the file is the caller's
 };
 
-// The findings of the rules, in the order they were found.
+// The findings of the rules, in the order they were found. One that keeps no warnings (what a
+// sweep asks of each candidate: refused or not) drops them, and the rules skip composing them.
 class ShapeFindings
 {
 public:
+    enum class Keep : std::uint8_t
+    {
+        All,
+        ErrorsOnly
+    };
+    explicit ShapeFindings(Keep keep = Keep::All)
+        : m_keepWarnings(keep == Keep::All)
+    {}
+
     void error(ShapeCategory category, std::string pointer, std::string message);
     void warning(std::string pointer, std::string message);
+    bool keepsWarnings() const { return m_keepWarnings; }
 
     bool hasErrors() const { return m_firstError < m_all.size(); }
     const ShapeFinding* firstError() const;
@@ -74,6 +86,7 @@ public:
 private:
     std::vector<ShapeFinding> m_all;
     std::size_t m_firstError = static_cast<std::size_t>(-1);
+    bool m_keepWarnings = true;
 };
 
 // Datacenter name for messages: "dc-west" (id 3).
