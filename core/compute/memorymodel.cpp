@@ -129,17 +129,40 @@ double activationBytesPerLayer(const Workload& w, const Parallelism& par, bool m
     return outside / sp + inside / t + core / t;
 }
 
+LayerMemoryTerms layerMemoryTerms(const Workload& w, const Parallelism& par, bool fusedAttention)
+{
+    LayerMemoryTerms t;
+    t.dense = layerParamsPerGpu(w, par, false);
+    t.moe = layerParamsPerGpu(w, par, true);
+    t.vocabParams = vocabParamsPerGpu(w, par);
+    t.denseActivationBytes = activationBytesPerLayer(w, par, false, fusedAttention);
+    t.moeActivationBytes = activationBytesPerLayer(w, par, true, fusedAttention);
+    if (par.recompute == Recompute::Full) {
+        Parallelism none = par;
+        none.recompute = Recompute::None;
+        t.denseFullBytes = activationBytesPerLayer(w, none, false, fusedAttention);
+        t.moeFullBytes = activationBytesPerLayer(w, none, true, fusedAttention);
+    }
+    return t;
+}
+
 MemoryBreakdown stageMemory(const Workload& w, const Parallelism& par, const StageMemoryInput& in)
 {
+    return stageMemory(w, par, in, layerMemoryTerms(w, par, in.fusedAttention));
+}
+
+MemoryBreakdown stageMemory(const Workload& w, const Parallelism& par, const StageMemoryInput& in,
+                            const LayerMemoryTerms& terms)
+{
     const double denseLayers = in.layers - in.moeLayers;
-    const LayerParams dense = layerParamsPerGpu(w, par, false);
-    const LayerParams moe = layerParamsPerGpu(w, par, true);
+    const LayerParams& dense = terms.dense;
+    const LayerParams& moe = terms.moe;
     double denseParams = denseLayers * dense.dense + in.moeLayers * moe.dense;
     const double expertParams = in.moeLayers * moe.expert;
     if (in.first)
-        denseParams += vocabParamsPerGpu(w, par);
+        denseParams += terms.vocabParams;
     if (in.last)
-        denseParams += vocabParamsPerGpu(w, par);
+        denseParams += terms.vocabParams;
     const StateBytes ds = stateBytesPerParam(par, in.denseShardGroup);
     const StateBytes es = stateBytesPerParam(par, in.expertShardGroup);
 
@@ -155,16 +178,13 @@ MemoryBreakdown stageMemory(const Workload& w, const Parallelism& par, const Sta
                             kAdamBytes / kGib;
     }
 
-    const double perMb = denseLayers * activationBytesPerLayer(w, par, false, in.fusedAttention) +
-                         in.moeLayers * activationBytesPerLayer(w, par, true, in.fusedAttention);
+    const double perMb =
+        denseLayers * terms.denseActivationBytes + in.moeLayers * terms.moeActivationBytes;
     double act = perMb * in.inFlight;
     if (par.recompute == Recompute::Full) {
         // Recomputing one layer before its backward needs that layer's full activations once
         // (Korthikanti et al. 2022 section 4.3).
-        Parallelism none = par;
-        none.recompute = Recompute::None;
-        act += activationBytesPerLayer(w, none, in.moeLayers > 0.0 && denseLayers <= 0.0,
-                                       in.fusedAttention);
+        act += in.moeLayers > 0.0 && denseLayers <= 0.0 ? terms.moeFullBytes : terms.denseFullBytes;
     }
     const double t = std::max(1, par.tp);
     const double b = std::max(1, par.microBatch);

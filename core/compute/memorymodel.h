@@ -68,6 +68,24 @@ struct StageMemoryInput
 MemoryBreakdown stageMemory(const Workload& workload, const Parallelism& par,
                             const StageMemoryInput& in);
 
+// The per-layer terms of stageMemory, the same on every stage of a job with one kind of
+// attention kernel: computed once per evaluation, not once per stage.
+struct LayerMemoryTerms
+{
+    LayerParams dense;                 // parameters of a dense layer, per GPU
+    LayerParams moe;                   // of an MoE layer
+    double vocabParams = 0.0;          // the embedding (or the output layer), per GPU
+    double denseActivationBytes = 0.0; // stored per micro-batch in flight, a dense layer
+    double moeActivationBytes = 0.0;   // an MoE layer
+    double denseFullBytes = 0.0;       // without recompute: what full recompute rebuilds at once
+    double moeFullBytes = 0.0;
+};
+LayerMemoryTerms layerMemoryTerms(const Workload& workload, const Parallelism& par,
+                                  bool fusedAttention);
+// stageMemory with `terms` = layerMemoryTerms(workload, par, in.fusedAttention).
+MemoryBreakdown stageMemory(const Workload& workload, const Parallelism& par,
+                            const StageMemoryInput& in, const LayerMemoryTerms& terms);
+
 // Framework reserve: CUDA context, NCCL and cuBLAS workspaces (2 GiB) plus allocator
 // fragmentation (5% of what the model allocates). PyTorch's caching allocator typically
 // leaves 5-10% fragmented in LLM training (Guo et al. 2024, "GMLake", section 2.3, measure

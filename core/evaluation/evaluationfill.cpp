@@ -7,6 +7,7 @@
 #include "model/shapecheck.h"
 
 #include <algorithm>
+#include <optional>
 #include <string>
 #include <utility>
 
@@ -39,20 +40,25 @@ void fillMemory(const Scenario& s, const Parallelism& par, ScheduleKind kind,
     double leastFragmentation = kFragmentationHighFraction; // below it a stage has no headroom
     Warning headroom{WarningCode::MemoryHeadroom};
     ev.fitsInMemory = true;
+    // The per-layer terms, per kind of attention kernel (the ranks' accelerators may differ).
+    std::optional<LayerMemoryTerms> terms[2];
+    // What each rank holds, its chunks summed. DualPipe: chunks r and 2p - 1 - r, two copies of
+    // the weights (DeepSeek-V3 report Table 2: 2x parameters); its in-flight count is in
+    // micro-batches of both chunks.
+    std::vector<StageMemoryInput> held(static_cast<std::size_t>(std::max(p, 0)));
+    for (const ChunkSpec& c : chunks) {
+        if (c.rank < 0 || c.rank >= p)
+            continue;
+        StageMemoryInput& in = held[static_cast<std::size_t>(c.rank)];
+        in.layers += c.denseLayers + c.moeLayers;
+        in.moeLayers += c.moeLayers;
+        in.first = in.first || c.first;
+        in.last = in.last || c.last;
+    }
     for (int r = 0; r < p; ++r) {
-        StageMemoryInput in;
+        StageMemoryInput& in = held[static_cast<std::size_t>(r)];
         in.rank = r;
         in.pp = p;
-        // DualPipe: chunks r and 2p - 1 - r, two copies of the weights (DeepSeek-V3 report
-        // Table 2: 2x parameters); its in-flight count is in micro-batches of both chunks.
-        for (std::size_t c = 0; c < chunks.size(); ++c) {
-            if (chunks[c].rank != r)
-                continue;
-            in.layers += chunks[c].denseLayers + chunks[c].moeLayers;
-            in.moeLayers += chunks[c].moeLayers;
-            in.first = in.first || chunks[c].first;
-            in.last = in.last || chunks[c].last;
-        }
         in.inFlight = inFlightMicroBatches(kind, p, v, m, r);
         if (r <= lastDciSender && scheduleTraits(kind).extraInFlightApplies)
             in.inFlight = std::min<double>(m, in.inFlight + s.schedule.extraInFlightAtDci);
@@ -62,7 +68,10 @@ void fillMemory(const Scenario& s, const Parallelism& par, ScheduleKind kind,
         in.expertShardGroup = std::max(1.0, dp / replicas * par.cp / par.ep);
         in.outerStateBytesPerParam = replicas > 1 ? 8.0 : 0.0;
         in.fusedAttention = fusedAttention(*accel[static_cast<std::size_t>(r)], par.kernels);
-        const MemoryBreakdown mem = stageMemory(s.workload, memoryPar, in);
+        std::optional<LayerMemoryTerms>& t = terms[in.fusedAttention ? 1 : 0];
+        if (!t)
+            t = layerMemoryTerms(s.workload, memoryPar, in.fusedAttention);
+        const MemoryBreakdown mem = stageMemory(s.workload, memoryPar, in, *t);
         const double hbm = accel[static_cast<std::size_t>(r)]->hbmGib;
         const double use = mem.totalGib() / std::max(hbm, 1e-9);
         if (mem.totalGib() > hbm) {
@@ -82,13 +91,14 @@ void fillMemory(const Scenario& s, const Parallelism& par, ScheduleKind kind,
         const double fits = fragmentationThatFits(allocated, hbm);
         if (mem.totalGib() <= hbm && fits < leastFragmentation) {
             leastFragmentation = fits;
-            headroom = Warning{WarningCode::MemoryHeadroom}
-                           .count("stage", r)
-                           .num("total_gib", mem.totalGib())
-                           .num("hbm_gib", hbm)
-                           .num("use_pct", 100.0 * use)
-                           .num("allocated_gib", allocated)
-                           .num("fits_pct", 100.0 * std::max(0.0, fits));
+            if (warnings)
+                headroom = Warning{WarningCode::MemoryHeadroom}
+                               .count("stage", r)
+                               .num("total_gib", mem.totalGib())
+                               .num("hbm_gib", hbm)
+                               .num("use_pct", 100.0 * use)
+                               .num("allocated_gib", allocated)
+                               .num("fits_pct", 100.0 * std::max(0.0, fits));
         }
         if (use > worstUse) {
             worstUse = use;
