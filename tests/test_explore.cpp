@@ -467,6 +467,18 @@ private slots:
         QCOMPARE(jf["counts"]["pruned_by_reason"]["bound"].get<std::uint64_t>(), std::uint64_t{0});
         jf.erase("counts");
         QCOMPARE(jf.dump(), jc.dump());
+        // Batches run in regions (several per parallel loop, pruned against the results as of
+        // the region's start) and merged one by one against the results as of each batch's
+        // start: counts included, the same as merging every batch before running the next.
+        for (const int perRegion : {1, 3, 64}) {
+            SweepOptions regions = one;
+            regions.threads = 4;
+            regions.batchesPerRegion = perRegion;
+            QCOMPARE(
+                sweepResultToJson("f", runSweep(two, twoCatalog, defaultSearchSpace(two), regions))
+                    .dump(),
+                sweepResultToJson("f", c).dump());
+        }
     }
 
     void countsAddUpAndReportedPointsAreValid()

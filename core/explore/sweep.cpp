@@ -16,8 +16,11 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cmath>
+#include <cstddef>
 #include <deque>
 #include <limits>
+#include <optional>
 #include <unordered_map>
 
 namespace archipelago::core {
@@ -161,7 +164,26 @@ struct Outcome
     Kind kind = Kind::Pruned;
     PruneReason reason = PruneReason::Redundant;
     SweepPoint* point = nullptr; // Failed, OutOfMemory and Evaluated only
+    // With `point`: the bounds it passed, and its exact memory peak when the check after the
+    // memory pass ran (NaN otherwise), to test it again against a later filter.
+    const PointBounds* bounds = nullptr;
+    double memoryPeakGib = std::numeric_limits<double>::quiet_NaN();
 };
+
+PointBounds withMemoryPeak(PointBounds bounds, double memoryPeakGib)
+{
+    bounds.memoryPeakGib = memoryPeakGib;
+    return bounds;
+}
+
+// Whether an evaluated point's outcome is a bound prune under `filter`: the test before its
+// evaluation, and the one after its memory pass when that ran (Sweeper::consider).
+bool boundedBy(const BoundFilter& filter, const Outcome& o)
+{
+    return filter.prunable(*o.bounds) ||
+           (!std::isnan(o.memoryPeakGib) &&
+            filter.prunable(withMemoryPeak(*o.bounds, o.memoryPeakGib)));
+}
 
 // What a sample holds of an evaluated point (SweepOptions::samples).
 SweepSample sampleOf(std::uint64_t index, SweepSample::Kind kind, const SweepPoint& p)
@@ -186,11 +208,17 @@ struct Worker
     std::optional<Scenario> scratch;
     // The topology variant `scratch` and the workspace hold (SpaceOdometer::topologyIndex).
     std::uint64_t topology = std::numeric_limits<std::uint64_t>::max();
-    // The points evaluated in this batch; a deque keeps a slot in place while others are added.
-    std::deque<SweepPoint> points;
+    // The points evaluated in this batch and the bounds each passed; a deque keeps a slot in
+    // place while others are added.
+    struct Slot
+    {
+        SweepPoint point;
+        PointBounds bounds;
+    };
+    std::deque<Slot> points;
     std::size_t used = 0;
 
-    SweepPoint& slot()
+    Slot& slot()
     {
         if (used == points.size())
             points.emplace_back();
@@ -432,11 +460,13 @@ public:
         // Again once the memory pass has the exact peak, before the costly pipeline passes.
         bool bounded = false;
         options.continueAfterMemory = [&](const Evaluation& partial) {
-            bounds.memoryPeakGib = partial.memoryPeakGib;
-            bounded = filter.prunable(bounds);
+            out.memoryPeakGib = partial.memoryPeakGib;
+            bounded = filter.prunable(withMemoryPeak(bounds, partial.memoryPeakGib));
             return !bounded;
         };
-        SweepPoint& sp = worker.slot();
+        Worker::Slot& taken = worker.slot();
+        taken.bounds = bounds;
+        SweepPoint& sp = taken.point;
         sp.point = p;
         sp.evaluation = evaluate(sc, m_catalog, options, &worker.workspace);
         if (bounded) {
@@ -444,6 +474,7 @@ public:
             return prune(PruneReason::Bound);
         }
         out.point = &sp;
+        out.bounds = &taken.bounds;
         if (!sp.evaluation.ok)
             out.kind = Outcome::Kind::Failed;
         else if (!sp.evaluation.fitsInMemory)
@@ -592,83 +623,115 @@ SweepResult sweepIn(const Scenario& base, const Catalog& catalog, const SearchSp
     const auto shardIndex = static_cast<std::uint64_t>(std::max(0, options.shardIndex));
     result.shardIndex = static_cast<int>(shardIndex);
     result.shardCount = static_cast<int>(shardCount);
+    // A region of SweepOptions::batchesPerRegion batches runs in one parallel loop, pruned against
+    // the results as of its start, then merges batch by batch, each evaluated point tested again
+    // against the results as of its batch's start. Fronts and top lists only get better
+    // (lowerbound.h): the result is one batch at a time's, and the threads meet once a region.
+    const std::uint64_t region =
+        batch * static_cast<std::uint64_t>(std::max(1, options.batchesPerRegion));
+    std::uint64_t changes = 0; // points merged into a front or a top list
     std::vector<Outcome> outcomes;
-    for (std::uint64_t begin = 0; begin < odometer.size(); begin += batch) {
+    for (std::uint64_t begin = 0; begin < odometer.size(); begin += region) {
         if (options.cancel && options.cancel->load(std::memory_order_relaxed)) {
             result.cancelled = true;
             break;
         }
-        const std::uint64_t end = std::min(odometer.size(), begin + batch);
+        const std::uint64_t end = std::min(odometer.size(), begin + region);
         outcomes.resize(static_cast<std::size_t>(end - begin)); // each is written below
-        // The results as of the batch's start, whatever the thread count: the same pruning.
-        const BoundFilter filter(
+        const BoundFilter regionFilter(
             boundState(timeCapex, timeMemory, trainCost, result.topBy, top, baseTimeS));
+        const std::uint64_t regionChanges = changes;
         // Each task decodes its first point and steps the odometer through the rest.
-        tbb::parallel_for(tbb::blocked_range<std::size_t>(0, outcomes.size()),
-                          [&](const tbb::blocked_range<std::size_t>& range) {
-                              Worker& worker = workers.local();
-                              SpaceOdometer::Digits digits = odometer.digits(begin + range.begin());
-                              for (std::size_t i = range.begin(); i != range.end(); ++i) {
-                                  outcomes[i] =
-                                      (begin + i) % shardCount == shardIndex
-                                          ? sweeper.consider(begin + i, digits, worker, filter)
-                                          : Outcome{Outcome::Kind::OtherShard,
-                                                    PruneReason::Redundant, nullptr};
-                                  odometer.increment(digits);
-                              }
-                          });
-        for (std::size_t i = 0; i < outcomes.size(); ++i) {
-            Outcome& o = outcomes[i];
-            if (o.kind == Outcome::Kind::OtherShard)
-                continue;
-            if (options.samples && o.kind == Outcome::Kind::Failed)
-                options.samples->push_back(
-                    sampleOf(begin + i, SweepSample::Kind::Failed, *o.point));
-            if (options.samples && o.kind == Outcome::Kind::OutOfMemory)
-                options.samples->push_back(
-                    sampleOf(begin + i, SweepSample::Kind::OutOfMemory, *o.point));
-            ++counts.considered;
-            switch (o.kind) {
-            case Outcome::Kind::Pruned:
-                ++counts.pruned[static_cast<std::size_t>(o.reason)];
-                continue;
-            case Outcome::Kind::Failed:
-                ++counts.evaluated;
-                ++counts.failed;
-                continue;
-            case Outcome::Kind::OutOfMemory:
-                ++counts.evaluated;
-                ++counts.outOfMemory;
-                continue;
-            case Outcome::Kind::Evaluated:
-                ++counts.evaluated;
+        tbb::parallel_for(
+            tbb::blocked_range<std::size_t>(0, outcomes.size()),
+            [&](const tbb::blocked_range<std::size_t>& range) {
+                Worker& worker = workers.local();
+                SpaceOdometer::Digits digits = odometer.digits(begin + range.begin());
+                for (std::size_t i = range.begin(); i != range.end(); ++i) {
+                    outcomes[i] =
+                        (begin + i) % shardCount == shardIndex
+                            ? sweeper.consider(begin + i, digits, worker, regionFilter)
+                            : Outcome{Outcome::Kind::OtherShard, PruneReason::Redundant, nullptr};
+                    odometer.increment(digits);
+                }
+            });
+        for (std::uint64_t first = begin; first < end; first += batch) {
+            const auto from = static_cast<std::size_t>(first - begin);
+            const auto to = static_cast<std::size_t>(std::min(end, first + batch) - begin);
+            // The results as of the batch's start, when they moved since the region's and the
+            // batch has an evaluated point to test.
+            std::optional<BoundFilter> own;
+            if (changes != regionChanges &&
+                std::any_of(outcomes.begin() + static_cast<std::ptrdiff_t>(from),
+                            outcomes.begin() + static_cast<std::ptrdiff_t>(to),
+                            [](const Outcome& o) { return o.point != nullptr; }))
+                own.emplace(
+                    boundState(timeCapex, timeMemory, trainCost, result.topBy, top, baseTimeS));
+            for (std::size_t i = from; i < to; ++i) {
+                Outcome& o = outcomes[i];
+                if (own && o.point && boundedBy(*own, o))
+                    o = Outcome{Outcome::Kind::Pruned, PruneReason::Bound, nullptr};
+                if (o.kind == Outcome::Kind::OtherShard)
+                    continue;
+                if (options.samples && o.kind == Outcome::Kind::Failed)
+                    options.samples->push_back(
+                        sampleOf(begin + i, SweepSample::Kind::Failed, *o.point));
+                if (options.samples && o.kind == Outcome::Kind::OutOfMemory)
+                    options.samples->push_back(
+                        sampleOf(begin + i, SweepSample::Kind::OutOfMemory, *o.point));
+                ++counts.considered;
+                switch (o.kind) {
+                case Outcome::Kind::Pruned:
+                    ++counts.pruned[static_cast<std::size_t>(o.reason)];
+                    continue;
+                case Outcome::Kind::Failed:
+                    ++counts.evaluated;
+                    ++counts.failed;
+                    continue;
+                case Outcome::Kind::OutOfMemory:
+                    ++counts.evaluated;
+                    ++counts.outOfMemory;
+                    continue;
+                case Outcome::Kind::Evaluated:
+                    ++counts.evaluated;
+                    break;
+                case Outcome::Kind::OtherShard:
+                    continue;
+                }
+                const SweepPoint& point = *o.point;
+                const bool within = sweeper.withinBudget(point);
+                if (options.samples)
+                    options.samples->push_back(sampleOf(begin + i,
+                                                        within ? SweepSample::Kind::Feasible
+                                                               : SweepSample::Kind::OverBudget,
+                                                        point));
+                if (!within) {
+                    ++counts.overBudget;
+                    continue;
+                }
+                ++counts.feasible;
+                ++changes;
+                if (point.evaluation.iterationTimeS < baseTimeS)
+                    ++fasterThanBase;
+                timeCapex.insert(point);
+                timeMemory.insert(point);
+                trainCost.insert(point);
+                for (std::size_t k = 0; k < kSweepObjectives; ++k)
+                    offerTop(result.topBy[k], top, static_cast<SweepObjective>(k), point);
+            }
+            if (options.progress)
+                options.progress(
+                    SweepProgress{counts.considered, odometer.size(), counts.evaluated});
+            if (first + batch < odometer.size() && options.cancel &&
+                options.cancel->load(std::memory_order_relaxed)) {
+                result.cancelled = true;
                 break;
-            case Outcome::Kind::OtherShard:
-                continue;
             }
-            const SweepPoint& point = *o.point;
-            const bool within = sweeper.withinBudget(point);
-            if (options.samples)
-                options.samples->push_back(sampleOf(
-                    begin + i, within ? SweepSample::Kind::Feasible : SweepSample::Kind::OverBudget,
-                    point));
-            if (!within) {
-                ++counts.overBudget;
-                continue;
-            }
-            ++counts.feasible;
-            if (point.evaluation.iterationTimeS < baseTimeS)
-                ++fasterThanBase;
-            timeCapex.insert(point);
-            timeMemory.insert(point);
-            trainCost.insert(point);
-            for (std::size_t k = 0; k < kSweepObjectives; ++k)
-                offerTop(result.topBy[k], top, static_cast<SweepObjective>(k), point);
         }
-        for (Worker& w : workers) // every slot merged: the buffers serve the next batch
+        for (Worker& w : workers) // every slot merged (or dropped on a cancel): free again
             w.used = 0;
-        if (options.progress)
-            options.progress(SweepProgress{counts.considered, odometer.size(), counts.evaluated});
+        if (result.cancelled)
+            break;
     }
     result.fasterThanBase = fasterThanBase;
     result.baseRank = fasterThanBase + 1;
@@ -680,71 +743,6 @@ SweepResult sweepIn(const Scenario& base, const Catalog& catalog, const SearchSp
 }
 
 } // namespace
-
-const char* toString(SweepObjective objective)
-{
-    switch (objective) {
-    case SweepObjective::IterationTime:
-        return "iteration_time";
-    case SweepObjective::TimeToTrain:
-        return "time_to_train";
-    case SweepObjective::EffectiveTimeToTrain:
-        return "effective_time_to_train";
-    case SweepObjective::TotalCost:
-        return "total_cost";
-    case SweepObjective::RunCost:
-        return "run_cost";
-    case SweepObjective::NetworkCapex:
-        return "network_capex";
-    case SweepObjective::MemoryPeak:
-        return "memory_peak";
-    case SweepObjective::Count:
-        break;
-    }
-    return "?";
-}
-
-double objectiveValue(SweepObjective objective, const SweepPoint& p)
-{
-    switch (objective) {
-    case SweepObjective::IterationTime:
-        return p.evaluation.iterationTimeS;
-    case SweepObjective::TimeToTrain:
-        return p.evaluation.timeToTrainS;
-    case SweepObjective::EffectiveTimeToTrain:
-        return p.evaluation.goodput.effectiveTimeToTrainS;
-    case SweepObjective::TotalCost:
-        return p.totalCostUsd;
-    case SweepObjective::RunCost:
-        return p.evaluation.runCost.effectiveRunCostUsd;
-    case SweepObjective::NetworkCapex:
-        return p.networkCapexUsd;
-    case SweepObjective::MemoryPeak:
-        return p.evaluation.memoryPeakGib;
-    case SweepObjective::Count:
-        break;
-    }
-    return 0.0;
-}
-
-bool rankedBefore(SweepObjective objective, const SweepPoint& a, const SweepPoint& b)
-{
-    const double va = objectiveValue(objective, a);
-    const double vb = objectiveValue(objective, b);
-    if (va != vb)
-        return va < vb;
-    if (a.evaluation.iterationTimeS != b.evaluation.iterationTimeS)
-        return a.evaluation.iterationTimeS < b.evaluation.iterationTimeS;
-    return a.point.index < b.point.index;
-}
-
-std::uint64_t SweepCounts::prunedTotal() const
-{
-    std::uint64_t n = 0;
-    for (std::uint64_t k : pruned)
-        n += k;
-    return n;
-}
 
 Scenario applyPoint(const Scenario& base, const DesignPoint& point, const Placement& placement)
 {

@@ -111,6 +111,9 @@ struct SweepOptions
     int shardIndex = 0;
     int shardCount = 1;
     std::uint64_t batchSize = 1024;
+    // Batches a parallel loop runs before the threads merge them (each against the results as
+    // of its own start: the same result for any value).
+    int batchesPerRegion = 16;
     std::function<void(const SweepProgress&)> progress; // between batches, on the caller's thread
     const std::atomic<bool>* cancel = nullptr;          // read between batches
     // When set, every evaluated point (counts.evaluated of them) is appended in odometer order,
