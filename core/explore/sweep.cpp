@@ -149,8 +149,18 @@ std::size_t placementHash(const Placement& placement)
     return h;
 }
 
+// An evaluated point in its worker's buffer, with the bounds it passed and its exact memory
+// peak when the test after the memory pass ran (NaN otherwise), to test it again against a
+// later filter.
+struct Slot
+{
+    SweepPoint point;
+    PointBounds bounds;
+    double memoryPeakGib = std::numeric_limits<double>::quiet_NaN();
+};
+
 // One point's outcome, computed on any thread and merged in index order: a few bytes; an
-// evaluated point lives in its worker's buffer (Worker::slot) until the batch is merged.
+// evaluated point lives in its worker's buffer (Worker::slot) until the region is merged.
 struct Outcome
 {
     enum class Kind : std::uint8_t
@@ -163,11 +173,7 @@ struct Outcome
     };
     Kind kind = Kind::Pruned;
     PruneReason reason = PruneReason::Redundant;
-    SweepPoint* point = nullptr; // Failed, OutOfMemory and Evaluated only
-    // With `point`: the bounds it passed, and its exact memory peak when the check after the
-    // memory pass ran (NaN otherwise), to test it again against a later filter.
-    const PointBounds* bounds = nullptr;
-    double memoryPeakGib = std::numeric_limits<double>::quiet_NaN();
+    Slot* slot = nullptr; // Failed, OutOfMemory and Evaluated only
 };
 
 PointBounds withMemoryPeak(PointBounds bounds, double memoryPeakGib)
@@ -178,11 +184,11 @@ PointBounds withMemoryPeak(PointBounds bounds, double memoryPeakGib)
 
 // Whether an evaluated point's outcome is a bound prune under `filter`: the test before its
 // evaluation, and the one after its memory pass when that ran (Sweeper::consider).
-bool boundedBy(const BoundFilter& filter, const Outcome& o)
+bool boundedBy(const BoundFilter& filter, const Slot& s)
 {
-    return filter.prunable(*o.bounds) ||
-           (!std::isnan(o.memoryPeakGib) &&
-            filter.prunable(withMemoryPeak(*o.bounds, o.memoryPeakGib)));
+    return filter.prunable(s.bounds) ||
+           (!std::isnan(s.memoryPeakGib) &&
+            filter.prunable(withMemoryPeak(s.bounds, s.memoryPeakGib)));
 }
 
 // What a sample holds of an evaluated point (SweepOptions::samples).
@@ -208,13 +214,7 @@ struct Worker
     std::optional<Scenario> scratch;
     // The topology variant `scratch` and the workspace hold (SpaceOdometer::topologyIndex).
     std::uint64_t topology = std::numeric_limits<std::uint64_t>::max();
-    // The points evaluated in this batch and the bounds each passed; a deque keeps a slot in
-    // place while others are added.
-    struct Slot
-    {
-        SweepPoint point;
-        PointBounds bounds;
-    };
+    // The points evaluated in this region; a deque keeps a slot in place while others are added.
     std::deque<Slot> points;
     std::size_t used = 0;
 
@@ -458,14 +458,15 @@ public:
         if (filter.prunable(bounds))
             return prune(PruneReason::Bound);
         // Again once the memory pass has the exact peak, before the costly pipeline passes.
+        Slot& taken = worker.slot();
+        taken.bounds = bounds;
+        taken.memoryPeakGib = std::numeric_limits<double>::quiet_NaN();
         bool bounded = false;
         options.continueAfterMemory = [&](const Evaluation& partial) {
-            out.memoryPeakGib = partial.memoryPeakGib;
+            taken.memoryPeakGib = partial.memoryPeakGib;
             bounded = filter.prunable(withMemoryPeak(bounds, partial.memoryPeakGib));
             return !bounded;
         };
-        Worker::Slot& taken = worker.slot();
-        taken.bounds = bounds;
         SweepPoint& sp = taken.point;
         sp.point = p;
         sp.evaluation = evaluate(sc, m_catalog, options, &worker.workspace);
@@ -473,8 +474,7 @@ public:
             --worker.used; // the slot just taken, free again
             return prune(PruneReason::Bound);
         }
-        out.point = &sp;
-        out.bounds = &taken.bounds;
+        out.slot = &taken;
         if (!sp.evaluation.ok)
             out.kind = Outcome::Kind::Failed;
         else if (!sp.evaluation.fitsInMemory)
@@ -664,21 +664,21 @@ SweepResult sweepIn(const Scenario& base, const Catalog& catalog, const SearchSp
             if (changes != regionChanges &&
                 std::any_of(outcomes.begin() + static_cast<std::ptrdiff_t>(from),
                             outcomes.begin() + static_cast<std::ptrdiff_t>(to),
-                            [](const Outcome& o) { return o.point != nullptr; }))
+                            [](const Outcome& o) { return o.slot != nullptr; }))
                 own.emplace(
                     boundState(timeCapex, timeMemory, trainCost, result.topBy, top, baseTimeS));
             for (std::size_t i = from; i < to; ++i) {
                 Outcome& o = outcomes[i];
-                if (own && o.point && boundedBy(*own, o))
+                if (own && o.slot && boundedBy(*own, *o.slot))
                     o = Outcome{Outcome::Kind::Pruned, PruneReason::Bound, nullptr};
                 if (o.kind == Outcome::Kind::OtherShard)
                     continue;
                 if (options.samples && o.kind == Outcome::Kind::Failed)
                     options.samples->push_back(
-                        sampleOf(begin + i, SweepSample::Kind::Failed, *o.point));
+                        sampleOf(begin + i, SweepSample::Kind::Failed, o.slot->point));
                 if (options.samples && o.kind == Outcome::Kind::OutOfMemory)
                     options.samples->push_back(
-                        sampleOf(begin + i, SweepSample::Kind::OutOfMemory, *o.point));
+                        sampleOf(begin + i, SweepSample::Kind::OutOfMemory, o.slot->point));
                 ++counts.considered;
                 switch (o.kind) {
                 case Outcome::Kind::Pruned:
@@ -698,7 +698,7 @@ SweepResult sweepIn(const Scenario& base, const Catalog& catalog, const SearchSp
                 case Outcome::Kind::OtherShard:
                     continue;
                 }
-                const SweepPoint& point = *o.point;
+                const SweepPoint& point = o.slot->point;
                 const bool within = sweeper.withinBudget(point);
                 if (options.samples)
                     options.samples->push_back(sampleOf(begin + i,

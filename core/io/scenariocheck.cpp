@@ -258,13 +258,20 @@ std::vector<Diagnostic> errorsThenWarnings(DiagnosticSink& sink)
     return all;
 }
 
+// Both phases into `sink`: the consistency rules only on fields that passed.
+void checkScenarioInto(const Scenario& scenario, const Catalog& catalog, DiagnosticSink& sink,
+                       TopologyRules topology)
+{
+    checkScenarioFields(scenario, catalog, sink, topology);
+    if (!sink.hasErrors())
+        checkScenarioConsistency(scenario, sink, topology);
+}
+
 std::vector<Diagnostic> checkScenarioWith(const Scenario& scenario, const Catalog& catalog,
                                           const std::string& fileName, TopologyRules topology)
 {
     DiagnosticSink sink(fileName);
-    checkScenarioFields(scenario, catalog, sink, topology);
-    if (!sink.hasErrors())
-        checkScenarioConsistency(scenario, sink, topology);
+    checkScenarioInto(scenario, catalog, sink, topology);
     return errorsThenWarnings(sink);
 }
 
@@ -285,9 +292,7 @@ std::vector<Diagnostic> checkScenario(const Scenario& scenario, const Catalog& c
 bool scenarioRefused(const Scenario& scenario, const Catalog& catalog, TopologyRules topology)
 {
     DiagnosticSink sink({}, DiagnosticSink::Keep::ErrorsOnly);
-    checkScenarioFields(scenario, catalog, sink, topology);
-    if (!sink.hasErrors())
-        checkScenarioConsistency(scenario, sink, topology);
+    checkScenarioInto(scenario, catalog, sink, topology);
     return sink.hasErrors();
 }
 
