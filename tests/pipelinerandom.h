@@ -68,10 +68,26 @@ inline QString difference(const PipelineResult& a, const PipelineResult& b, doub
         return QStringLiteral("gradient-ready times");
     if (a.resources.size() != b.resources.size())
         return QStringLiteral("resources");
-    for (std::size_t i = 0; i < a.resources.size(); ++i)
-        if (!same(a.resources[i].busyS, b.resources[i].busyS, rel) ||
-            a.resources[i].busyIntervals.size() != b.resources[i].busyIntervals.size())
+    // Busy intervals with the gaps below the tolerance closed (a gap of a rounding error
+    // between two services that meet is no gap).
+    const auto closed = [rel](const std::vector<std::pair<double, double>>& spans) {
+        std::vector<std::pair<double, double>> out;
+        for (const auto& s : spans)
+            if (!out.empty() && same(out.back().second, s.first, rel))
+                out.back().second = s.second;
+            else
+                out.push_back(s);
+        return out;
+    };
+    for (std::size_t i = 0; i < a.resources.size(); ++i) {
+        const auto x = closed(a.resources[i].busyIntervals);
+        const auto y = closed(b.resources[i].busyIntervals);
+        if (!same(a.resources[i].busyS, b.resources[i].busyS, rel) || x.size() != y.size())
             return QStringLiteral("resource %1 usage").arg(i);
+        for (std::size_t k = 0; k < x.size(); ++k)
+            if (!same(x[k].first, y[k].first, rel) || !same(x[k].second, y[k].second, rel))
+                return QStringLiteral("resource %1 busy interval %2").arg(i).arg(k);
+    }
     return {};
 }
 

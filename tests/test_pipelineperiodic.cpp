@@ -1,8 +1,10 @@
 // Long pipelines made from a shorter run of the same shape (core/pipeline/pipelineperiodic.cpp):
 // over randomised shapes of every schedule (uneven stages, transfers, cross-DC extras, long
 // micro-batch counts), the figures equal the simulation's to 1e-9; every schedule but GPipe
-// takes the path, GPipe (no alternating steady state) is simulated; a pipeline with shared-
-// link loads or a timeline is simulated; the cost does not grow with the micro-batches.
+// takes the path, GPipe (no alternating steady state) is simulated; so do pipelines whose
+// transfers share links (each link's served order one more line of the recurrence), and
+// steady states that repeat every two periods; a transfer that loads two links at once, or a
+// timeline, is simulated.
 #include "pipeline/pipelineshapes.h"
 #include "pipeline/pipelinesimulator.h"
 #include "pipelinefixtures.h"
@@ -38,13 +40,21 @@ class TestPipelinePeriodic : public QObject
     Q_OBJECT
 
 private slots:
+    void equalsTheSimulationOnRandomShapes_data()
+    {
+        QTest::addColumn<bool>("loads");
+        QTest::addRow("no shared links") << false;
+        QTest::addRow("shared links") << true;
+    }
+
     void equalsTheSimulationOnRandomShapes()
     {
-        tests::Shapes shapes(424242);
+        QFETCH(bool, loads);
+        tests::Shapes shapes(loads ? 4343 : 424242);
         const auto before = extrapolations();
         int compared = 0;
         for (int i = 0; i < 500; ++i) {
-            const PipelineSpec s = shapes.next(false, 1 + i % 12);
+            const PipelineSpec s = shapes.next(loads, 1 + i % 12);
             const PipelineResult reference = simulated(s);
             if (!reference.ok)
                 continue; // a deadlocking extra
@@ -84,6 +94,23 @@ private slots:
                 s.forwardS.front() *= 1.3;
                 s.backwardS.back() *= 1.6;
                 QTest::addRow("%s m %d", tests::name(k), m) << s;
+                if (k == ScheduleKind::DualPipe)
+                    continue;
+                // As the two-building preset: stages 0-7 in one building, 8-15 in the other,
+                // each direction of the link between them one shared resource, loaded by every
+                // boundary that crosses it (with interleaving, the wrap from stage 15 back to 0
+                // too) in both directions; each transfer holds it for 0.2 of a 1.0 forward.
+                s.resources = {{core::LinkClass::Dci, 0, true, 100.0},
+                               {core::LinkClass::Dci, 0, false, 100.0}};
+                for (int c = 0; c + 1 < 16 * v; ++c) {
+                    const int from = c % 16;
+                    if (from != 7 && from != 15)
+                        continue;
+                    const int ab = from == 7 ? 0 : 1; // activations from A to B, or B to A
+                    s.loads.push_back({c, false, ab, 0.2 / v});
+                    s.loads.push_back({c, true, 1 - ab, 0.2 / v});
+                }
+                QTest::addRow("%s m %d, a shared link", tests::name(k), m) << s;
             }
         }
         // A short run too large for the simulator to keep its cells (64 x 8 chunks, at least 320
@@ -104,13 +131,32 @@ private slots:
         QVERIFY2(diff.isEmpty(), qPrintable(diff));
     }
 
-    void loadsAndTimelinesAreSimulated()
+    // A link the pipeline's transfers share, and the steady state it gives alternating between
+    // two periods (the boundary's arrival four times its neighbours'): made from a run of two
+    // groups a period.
+    void aSharedLinkAndPeriodsThatAlternate()
+    {
+        PipelineSpec s = tests::uniform(ScheduleKind::OneFOneB, 8, 1, 512, 1.0, 2.0, 0.05);
+        s.resources.push_back({core::LinkClass::Dci, 0, true, 10.0});
+        s.loads.push_back({3, false, 0, 0.2});
+        const auto i = static_cast<std::size_t>(ScheduleKind::OneFOneB);
+        const auto before = extrapolations()[i];
+        const PipelineResult fast = core::simulatePipeline(s);
+        QCOMPARE(extrapolations()[i], before + 1);
+        const QString diff = tests::difference(fast, simulated(s), 1e-9);
+        QVERIFY2(diff.isEmpty(), qPrintable(diff));
+    }
+
+    void transfersOnTwoLinksAndTimelinesAreSimulated()
     {
         PipelineSpec s = tests::uniform(ScheduleKind::OneFOneB, 8, 1, 512, 1.0, 2.0, 0.05);
         const auto i = static_cast<std::size_t>(ScheduleKind::OneFOneB);
         auto before = extrapolations()[i];
+        // A route over two links: the transfer waits for both at once.
         s.resources.push_back({core::LinkClass::Dci, 0, true, 10.0});
+        s.resources.push_back({core::LinkClass::Dci, 1, true, 10.0});
         s.loads.push_back({3, false, 0, 0.2});
+        s.loads.push_back({3, false, 1, 0.1});
         QVERIFY(core::simulatePipeline(s).ok);
         QCOMPARE(extrapolations()[i], before);
         s.loads.clear();

@@ -155,9 +155,9 @@ std::string validateSpec(const PipelineSpec& spec);
 // for frees them.
 PipelineResult simulateValid(const PipelineSpec& spec, bool keepCells = false);
 
-// The result of a long pipeline without loads or timeline from a shorter run of the same
-// shape whose steady state repeats exactly (pipelineperiodic.cpp); nullopt when the shape does
-// not qualify, and the caller simulates.
+// The result of a long pipeline without a timeline from a shorter run of the same shape whose
+// steady state repeats exactly, shared links included (pipelineperiodic.cpp); nullopt when the
+// shape does not qualify, and the caller simulates.
 std::optional<PipelineResult> extrapolatePeriodic(const PipelineSpec& spec);
 
 // Most (chunk, micro-batch) activations a rank holds, in micro-batches (rounded up).

@@ -653,9 +653,9 @@ PipelineResult simulatePipeline(const PipelineSpec& spec)
 {
     if (std::string error = detail::validateSpec(spec); !error.empty())
         return failure(std::move(error));
-    // A long pipeline without shared links: its steady state repeats, so a shorter run of the
-    // same shape gives it (pipelineperiodic.cpp); otherwise it is simulated.
-    if (spec.loads.empty() && !spec.recordTimeline)
+    // A long pipeline: once its steady state repeats, a shorter run of the same shape gives it
+    // (pipelineperiodic.cpp); otherwise, or for a timeline, it is simulated.
+    if (!spec.recordTimeline)
         if (std::optional<PipelineResult> r = detail::extrapolatePeriodic(spec))
             return std::move(*r);
     return detail::simulateValid(spec);
