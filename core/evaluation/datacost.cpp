@@ -59,6 +59,27 @@ struct ChunkWindow
     double needEndS = 0.0;    // ... and ends: it needs its weights over that span
 };
 
+// The sum over t = 0 .. n - 1 of clamp(computeEndS - (firstS + t * stepS), 0, eachS), stepS
+// >= 0: the part of n back-to-back or evenly spaced collectives of eachS each, the t-th
+// starting at firstS + t * stepS, that runs before computeEndS. Closed form: the terms are
+// eachS while the start is at least eachS before computeEndS, then fall linearly to 0.
+double busyBefore(double computeEndS, double firstS, double stepS, double n, double eachS)
+{
+    if (n <= 0.0)
+        return 0.0;
+    if (stepS <= 0.0)
+        return n * std::clamp(computeEndS - firstS, 0.0, eachS);
+    // Terms t < full are eachS; terms t >= zero are 0; in between C - start.
+    const double full =
+        std::clamp(std::floor((computeEndS - eachS - firstS) / stepS) + 1.0, 0.0, n);
+    const double zero = std::clamp(std::ceil((computeEndS - firstS) / stepS), full, n);
+    const double between = zero - full;
+    // sum over t in [full, zero) of (C - firstS - t stepS)
+    const double partial =
+        between * (computeEndS - firstS) - stepS * (full + zero - 1.0) * between / 2.0;
+    return eachS * full + std::max(0.0, partial);
+}
+
 // Serial reduction of buckets as they become ready (Megatron --overlap-grad-reduce: a
 // bucket's collective is launched when the last micro-batch's backward has produced all of
 // its gradients, and the collectives of one data-parallel group run one after another on its
@@ -66,6 +87,14 @@ struct ChunkWindow
 // layer in reverse. Returns when the last bucket is reduced; `busyBeforeS` gets the
 // communication time spent before `computeEndS` (what overlaps the rank's compute).
 // `windows` is sorted in a copy, `sorted` (scratch kept between calls: no allocation).
+//
+// A chunk's B buckets, ready at r_k = rs + d k / B (k = 1 .. B) and each served for e after
+// the link is free (free F before the first): bucket k starts at max(F + (k - 1) e,
+// max over j <= k of r_j + (k - j) e), a queue with even arrivals and equal service, so the
+// inner maximum is at j = k when the arrivals are slower than the service (d / B > e) and at
+// j = 1 otherwise. The first case starts back to back behind the backlog until the arrivals
+// overtake it, then at each arrival; the second back to back from max(F, r_1). So a chunk
+// costs O(1), not O(B).
 double reduceAsReady(const std::vector<ChunkWindow>& chunkWindows,
                      std::vector<ChunkWindow>& windows, double totalS, double totalParams,
                      double bucket, double computeEndS, double& busyBeforeS)
@@ -79,15 +108,24 @@ double reduceAsReady(const std::vector<ChunkWindow>& chunkWindows,
         if (w.params <= 0.0)
             continue;
         const double chunkS = totalS * w.params / totalParams;
-        const int buckets = static_cast<int>(std::clamp(std::ceil(w.params / bucket), 1.0, 4096.0));
+        const double buckets = std::clamp(std::ceil(w.params / bucket), 1.0, 4096.0);
         const double each = chunkS / buckets;
-        for (int k = 1; k <= buckets; ++k) {
-            const double ready =
-                w.readyStartS + (w.readyEndS - w.readyStartS) * k / static_cast<double>(buckets);
-            const double start = std::max(ready, freeAt);
-            freeAt = start + each;
-            busyBeforeS += std::clamp(computeEndS - start, 0.0, each);
+        const double spacing = (w.readyEndS - w.readyStartS) / buckets;
+        const double firstReady = w.readyStartS + spacing;
+        if (spacing <= each) { // service-bound: back to back from the first start
+            const double first = std::max(freeAt, firstReady);
+            busyBeforeS += busyBefore(computeEndS, first, each, buckets, each);
+            freeAt = first + buckets * each;
+            continue;
         }
+        // Buckets 1 .. backlog start behind the queue (F + (k - 1) e >= r_k), the rest on
+        // arrival.
+        const double backlog = std::clamp(
+            std::floor((freeAt - each - w.readyStartS) / (spacing - each)), 0.0, buckets);
+        busyBeforeS += busyBefore(computeEndS, freeAt, each, backlog, each);
+        busyBeforeS += busyBefore(computeEndS, w.readyStartS + spacing * (backlog + 1.0), spacing,
+                                  buckets - backlog, each);
+        freeAt = backlog >= buckets ? freeAt + buckets * each : w.readyEndS + each;
     }
     return freeAt;
 }
@@ -96,6 +134,8 @@ double reduceAsReady(const std::vector<ChunkWindow>& chunkWindows,
 // optimizer): launched bucket by bucket in the order the forward needs them, from the start
 // of the iteration, on one stream. A bucket needed before it arrives delays the rank by the
 // difference; returns the largest such delay, and in `hiddenS` the gather time hidden.
+// Bucket k of a chunk (k = 0 .. B - 1) arrives at F + (k + 1) e and is needed at
+// ns + (ne - ns) k / B: the difference is linear in k, largest at the first or the last.
 double gatherBeforeUse(const std::vector<ChunkWindow>& chunkWindows,
                        std::vector<ChunkWindow>& windows, double totalS, double totalParams,
                        double bucket, double& hiddenS)
@@ -110,14 +150,13 @@ double gatherBeforeUse(const std::vector<ChunkWindow>& chunkWindows,
         if (w.params <= 0.0)
             continue;
         const double chunkS = totalS * w.params / totalParams;
-        const int buckets = static_cast<int>(std::clamp(std::ceil(w.params / bucket), 1.0, 4096.0));
+        const double buckets = std::clamp(std::ceil(w.params / bucket), 1.0, 4096.0);
         const double each = chunkS / buckets;
-        for (int k = 0; k < buckets; ++k) {
-            freeAt += each;
-            const double need =
-                w.needStartS + (w.needEndS - w.needStartS) * k / static_cast<double>(buckets);
-            delay = std::max(delay, freeAt - need);
-        }
+        const double last = buckets - 1.0;
+        delay = std::max({delay, freeAt + each - w.needStartS,
+                          freeAt + buckets * each -
+                              (w.needStartS + (w.needEndS - w.needStartS) * last / buckets)});
+        freeAt += buckets * each;
     }
     hiddenS = std::max(0.0, totalS - delay);
     return delay;
