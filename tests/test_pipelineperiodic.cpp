@@ -54,8 +54,8 @@ private slots:
         const auto before = extrapolations();
         int compared = 0;
         for (int i = 0; i < 500; ++i) {
-            // Longer with shared links: a link's queue settles later, and the short runs are
-            // longer (pipelineperiodic.cpp, kLoadedWarmUps).
+            // Longer with shared links: a link's queue settles later, and a loaded pipeline is
+            // extrapolated only when long (pipelineperiodic.cpp, kLoadedLeastSaving).
             const PipelineSpec s = shapes.next(loads, 1 + i % (loads ? 24 : 12));
             const PipelineResult reference = simulated(s);
             if (!reference.ok)

@@ -60,12 +60,10 @@ constexpr int kLeastGroupsSaved = 4;
 constexpr double kPeriodTolerance = 1e-12;
 // Tries of a pipeline with shared links before it is simulated (each runs two short ones).
 constexpr int kLoadedTries = 3;
-// A link's queue takes longer to settle: the short runs with loads start at twice the
-// shortest, and are tried only when the long run is at least three times the longer one
-// (a try that fails then costs at most two thirds of the simulation it precedes; in the 15-D
-// sweep, whose pipelines are 17 micro-batches long on average, 96% of the tries from the
-// shortest run failed and made it 30% slower).
-constexpr int kLoadedWarmUps = 2;
+// With loads the short runs are tried only when the long run is at least three times the longer
+// one, so a try that fails costs at most two thirds of the simulation it precedes (in the 15-D
+// sweep, whose pipelines are 17 micro-batches long on average, 96% of the tries at any length
+// failed, a link's queue not settled yet, and made it 30% slower).
 constexpr int kLoadedLeastSaving = 3;
 
 int groupOf(const PipelineSpec& spec)
@@ -342,6 +340,7 @@ struct Served
     int boundary;
     bool backward;
     int microBatch;
+    bool operator==(const Served&) const = default;
 };
 
 // Which shared link each boundary transfer loads (slot 2 * boundary + backward), and for how
@@ -464,6 +463,64 @@ Structure analyseLoaded(const Lines& k0, const std::vector<int>& line0, const Co
         if (in.fromLine < 0 || in.fromPos < 0)
             return {};
     return analyseLines(k0, k1, step, inputs, static_cast<std::size_t>(s1.p));
+}
+
+// The structure of a loaded pipeline, per thread: computed once per shape (schedule, p, v,
+// m0, m1, extras), links its transfers load, and served orders of the two runs. The orders
+// depend on the numbers, but the design points of one shape that an explorer or an edit
+// evaluates one after another mostly serve in the same order.
+struct CachedLoadedStructure
+{
+    ScheduleKind schedule;
+    int p, v, m0, m1;
+    std::vector<int> extras, slotResource;
+    std::vector<std::vector<Served>> served0, served1;
+    Structure structure;
+    std::vector<int> line1;
+};
+
+const CachedLoadedStructure& loadedStructureFor(const PipelineSpec& spec0,
+                                                const PipelineSpec& spec1, const SlotLoads& slots,
+                                                std::vector<std::vector<Served>> served0,
+                                                const std::vector<std::vector<Served>>& served1,
+                                                int step)
+{
+    thread_local std::vector<CachedLoadedStructure> cache;
+    std::vector<int> extras(static_cast<std::size_t>(spec0.stages));
+    for (int r = 0; r < spec0.stages; ++r)
+        extras[static_cast<std::size_t>(r)] = dciExtraMicroBatches(spec0, r);
+    for (const CachedLoadedStructure& c : cache)
+        if (c.schedule == spec0.schedule && c.p == spec0.stages && c.v == spec0.virtualStages &&
+            c.m0 == spec0.microBatches && c.m1 == spec1.microBatches && c.extras == extras &&
+            c.slotResource == slots.resource && c.served0 == served0 && c.served1 == served1)
+            return c;
+    const bool twoDirections = scheduleTraits(spec0.schedule).modelCopies == 2;
+    CachedLoadedStructure c{spec0.schedule,
+                            spec0.stages,
+                            spec0.virtualStages,
+                            spec0.microBatches,
+                            spec1.microBatches,
+                            std::move(extras),
+                            slots.resource,
+                            std::move(served0),
+                            served1,
+                            {},
+                            {}};
+    // The shapes of m0 and m1, cached by their runs (or built again: each lookup may drop
+    // another shape, so each is looked up when it is used).
+    std::vector<int> line0;
+    Lines k0;
+    {
+        std::unique_ptr<CompiledShape> owned0;
+        k0 = loadedKeys(scratch().shapeFor(spec0, owned0), c.served0, twoDirections, line0);
+    }
+    std::unique_ptr<CompiledShape> owned1;
+    c.structure = analyseLoaded(k0, line0, scratch().shapeFor(spec1, owned1), c.served1, c.line1,
+                                slots, step, twoDirections);
+    if (cache.size() >= 8)
+        cache.erase(cache.begin());
+    cache.push_back(std::move(c));
+    return cache.back();
 }
 
 // When a served transfer of the last simulation (of m micro-batches) was ready (its
@@ -646,7 +703,7 @@ std::optional<PipelineResult> extrapolateCycles(const PipelineSpec& spec, const 
     for (int r = 0; r < spec.stages; ++r)
         extra = std::max(extra, dciExtraMicroBatches(spec, r));
     const int shortest = spec.stages + 2 * extra + groupOf(spec);
-    const int base = std::max(leastM0, loaded ? kLoadedWarmUps * shortest : shortest);
+    const int base = std::max(leastM0, shortest);
     int m0 = m % step + step * ((base + step - 1) / step);
     if (scheduleTraits(spec.schedule).modelCopies == 2)
         m0 = std::max(m0, 2 * spec.stages + 2); // DualPipe: m >= 2p, even
@@ -666,11 +723,9 @@ std::optional<PipelineResult> extrapolateCycles(const PipelineSpec& spec, const 
         }
         // With shared links the lines are the ranks and the links, each in the order it served
         // its transfers in the runs of m0 and m1.
-        Structure loadedStructure;
-        std::vector<std::vector<Served>> served1;
-        std::vector<int> line1;
-        Lines k0;
-        std::vector<int> line0;
+        const Structure* loadedStructure = nullptr;
+        std::vector<std::vector<Served>> served0, served1;
+        const std::vector<int>* line1 = nullptr;
         if (loaded) {
             --triesLeft;
             if (!simulateValid(s0).ok)
@@ -679,8 +734,7 @@ std::optional<PipelineResult> extrapolateCycles(const PipelineSpec& spec, const 
             const CompiledShape& shape0 = scratch().shapeFor(s0, owned0);
             if (owned0)
                 return std::nullopt; // too big to have recorded the order it served
-            k0 = loadedKeys(shape0, servedOrders(shape0, slots, spec.resources.size()),
-                            twoDirections, line0);
+            served0 = servedOrders(shape0, slots, spec.resources.size());
         }
         const PipelineResult r1 = simulateValid(s1, true);
         if (!r1.ok) {
@@ -688,23 +742,25 @@ std::optional<PipelineResult> extrapolateCycles(const PipelineSpec& spec, const 
             return std::nullopt;
         }
         std::unique_ptr<CompiledShape> owned;
-        const CompiledShape& shape1 = scratch().shapeFor(s1, owned);
-        const RankOrders& o1 = shape1.orders;
         if (loaded) {
-            if (owned) {
+            if (scratch().shapeFor(s1, owned); owned) {
                 scratch().trim();
-                return std::nullopt;
+                return std::nullopt; // too big to have recorded the order it served
             }
-            served1 = servedOrders(shape1, slots, spec.resources.size());
-            loadedStructure =
-                analyseLoaded(k0, line0, shape1, served1, line1, slots, keyStep, twoDirections);
-            if (!loadedStructure.ok) {
+            served1 = servedOrders(scratch().shapeFor(s1, owned), slots, spec.resources.size());
+            const CachedLoadedStructure& c =
+                loadedStructureFor(s0, s1, slots, std::move(served0), served1, keyStep);
+            loadedStructure = &c.structure;
+            line1 = &c.line1;
+            if (!loadedStructure->ok) {
                 scratch().trim();
                 m0 += step * std::max(2, (m0 / step) / 2);
                 continue;
             }
         }
-        const Structure& st = loaded ? loadedStructure : rankStructure;
+        // Looked up last: a lookup may drop another shape.
+        const RankOrders& o1 = scratch().shapeFor(s1, owned).orders;
+        const Structure& st = loaded ? *loadedStructure : rankStructure;
         // One lambda for every period of the window on every line (a link's: its arrivals).
         const double tolerance = kPeriodTolerance * std::max(1.0, r1.makespanS);
         double lambda = std::numeric_limits<double>::quiet_NaN();
@@ -723,9 +779,9 @@ std::optional<PipelineResult> extrapolateCycles(const PipelineSpec& spec, const 
                 check(endOf(o1, r, q, m1) - endOf(o1, r, q - len, m1));
         }
         for (std::size_t i = 0; i < served1.size() && repeats; ++i) {
-            if (line1[i] < 0)
+            if ((*line1)[i] < 0)
                 continue;
-            const auto li = static_cast<std::size_t>(line1[i]);
+            const auto li = static_cast<std::size_t>((*line1)[i]);
             const std::vector<Served>& t = served1[i];
             const int len = st.period[li];
             for (int q = st.insertAt[li] - (st.window - 1) * len;
@@ -739,14 +795,14 @@ std::optional<PipelineResult> extrapolateCycles(const PipelineSpec& spec, const 
                 repeats = readyOf(t[q], m1) > readyOf(t[q - 1], m1);
         }
         if (!repeats && cycle == 1 && twoPeriodicAt == 0 &&
-            repeatsEveryTwoPeriods(st, o1, spec.stages, served1, line1, m1, tolerance))
+            repeatsEveryTwoPeriods(st, o1, spec.stages, served1, *line1, m1, tolerance))
             twoPeriodicAt = m0;
         if (repeats && lambda > 0.0) {
             const std::int64_t groups = (m - m1) / step;
             PipelineResult r = extended(r1, spec, o1, st, lambda, groups);
             for (std::size_t i = 0; i < served1.size(); ++i)
-                if (line1[i] >= 0) {
-                    const auto li = static_cast<std::size_t>(line1[i]);
+                if ((*line1)[i] >= 0) {
+                    const auto li = static_cast<std::size_t>((*line1)[i]);
                     extendUsage(r.resources[i], served1[i], m1, slots, st.insertAt[li],
                                 st.period[li], lambda, groups, tolerance);
                 }
