@@ -34,9 +34,12 @@
 // it), and then every figure follows: the ranks' ends and the chunks' gradient times move by
 // (N - 1) lambda, their busy time by (N - 1) periods' work, the links' busy intervals repeat
 // their inserted period, the first starts and the peak in flight stay. A shape that fails a
-// check is simulated (GPipe always fails: its forwards and backwards do not alternate), and
-// so is a transfer that loads two links at once (a route through a third building: it
-// begins when both are free, which one line per link does not describe).
+// check is simulated, and so is a transfer that loads two links at once (a route through a
+// third building: it begins when both are free, which one line per link does not describe).
+//
+// GPipe has no alternating steady state (its forwards all run before its backwards), but two
+// tandem lines of identical jobs, whose ends have a closed form (gpipeClosedForm below).
+//
 // tests/test_pipelineperiodic checks the figures against the simulation over randomised
 // shapes of every schedule, with and without shared links.
 #include "model/scheduletraits.h"
@@ -347,8 +350,83 @@ std::optional<PipelineResult> extrapolateCycles(const PipelineSpec& spec, const 
     return std::nullopt;
 }
 
+namespace {
+
+// GPipe without shared links in closed form (Huang et al. 2019: every forward, then every
+// backward, in micro-batch order). The forwards are a tandem line of identical jobs, all there
+// at the start: the F of micro-batch j ends on stage i after the longest path through the grid
+// of (micro-batch, stage), the first micro-batch through every stage and the j others through
+// the slowest of them, so EF(j, i) = sum over l <= i of f_l + sum over l < i of s_l + j max
+// over l <= i of f_l. The backwards run from the last stage down, stage k free once its
+// forwards end (R_k = EF(m - 1, k)): EB(j, i) = max over k >= i of R_k + sum over l in [i, k]
+// of b_l + sum over l in [i, k) of s_l + j max over l in [i, k] of b_l. O(p^2), not O(m p).
+PipelineResult gpipeClosedForm(const PipelineSpec& spec)
+{
+    const int p = spec.stages;
+    const auto n = static_cast<std::size_t>(p);
+    const double m = spec.microBatches;
+    const auto send = [&spec](std::size_t boundary) {
+        return boundary < spec.sendS.size() ? spec.sendS[boundary] : 0.0;
+    };
+    PipelineResult r;
+    r.firstForwardStartS.resize(n);
+    std::vector<double> release(n); // R_i, the end of stage i's forwards
+    double reach = 0.0;             // sum of f_l + s_l up to the stage before
+    double slowest = 0.0;
+    for (std::size_t i = 0; i < n; ++i) {
+        slowest = std::max(slowest, spec.forwardS[i]);
+        r.firstForwardStartS[i] = reach;
+        release[i] = reach + spec.forwardS[i] + (m - 1.0) * slowest;
+        reach += spec.forwardS[i] + send(i);
+    }
+    r.finishS.resize(n);
+    r.gradReadyStartS.resize(n);
+    r.gradReadyEndS.resize(n);
+    for (std::size_t i = 0; i < n; ++i) {
+        double end = 0.0; // EB(m - 1, i)
+        double path = 0.0;
+        double widest = 0.0;
+        for (std::size_t k = i; k < n; ++k) {
+            path += spec.backwardS[k] + (k > i ? send(k - 1) : 0.0);
+            widest = std::max(widest, spec.backwardS[k]);
+            end = std::max(end, release[k] + path + (m - 1.0) * widest);
+        }
+        r.finishS[i] = end;
+        r.gradReadyEndS[i] = end;
+        r.gradReadyStartS[i] = end - spec.backwardS[i];
+    }
+    r.makespanS = *std::max_element(r.finishS.begin(), r.finishS.end());
+    r.busyS.resize(n);
+    r.idleS.resize(n);
+    for (std::size_t i = 0; i < n; ++i) {
+        r.periodS = std::max(r.periodS, r.finishS[i] - r.firstForwardStartS[i]);
+        r.busyS[i] = m * (spec.forwardS[i] + spec.backwardS[i]);
+        r.idleS[i] = r.makespanS - r.busyS[i];
+        if (r.makespanS > 0.0)
+            r.bubbleRatio += r.idleS[i] / r.makespanS / p;
+        if (r.busyS[i] > 0.0)
+            r.idleOverCompute += r.idleS[i] / r.busyS[i] / p;
+    }
+    r.peakInFlight.assign(n, spec.microBatches); // every forward before the first backward
+    r.resources.resize(spec.resources.size());
+    for (std::size_t i = 0; i < spec.resources.size(); ++i) {
+        const PipelineResource& res = spec.resources[i];
+        r.resources[i].linkClass = res.linkClass;
+        r.resources[i].dciLinkId = res.dciLinkId;
+        r.resources[i].fromA = res.fromA;
+        r.resources[i].capacityGBps = res.capacityGBps;
+    }
+    ++scratch().extrapolations[static_cast<std::size_t>(ScheduleKind::GPipe)];
+    return r;
+}
+
+} // namespace
+
 std::optional<PipelineResult> extrapolatePeriodic(const PipelineSpec& spec)
 {
+    if (spec.schedule == ScheduleKind::GPipe)
+        return spec.loads.empty() ? std::optional<PipelineResult>(gpipeClosedForm(spec))
+                                  : std::nullopt;
     const SlotLoads slots = spec.loads.empty() ? SlotLoads{} : slotLoads(spec);
     if (!spec.loads.empty() && slots.resource.empty())
         return std::nullopt;
