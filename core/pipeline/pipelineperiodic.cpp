@@ -259,7 +259,8 @@ std::optional<PipelineResult> extrapolateCycles(const PipelineSpec& spec, const 
         // its transfers in the runs of m0 and m1.
         const Structure* loadedStructure = nullptr;
         std::vector<std::vector<Served>> served0, served1;
-        const std::vector<int>* line1 = nullptr;
+        static const std::vector<int> kNoLinks;
+        const std::vector<int>* line1 = &kNoLinks; // the links' lines (none without loads)
         if (loaded) {
             --triesLeft;
             if (!simulateValid(s0).ok)
